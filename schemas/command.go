@@ -1,0 +1,46 @@
+package schemas
+
+import "time"
+
+// CommandKind names a lifecycle command.
+type CommandKind string
+
+// The lifecycle commands, each published on CommandSubject(kind).
+const (
+	CreateGroup   CommandKind = "create_group"
+	StartGroup    CommandKind = "start_group"
+	EndGroup      CommandKind = "end_group"
+	CreateSandbox CommandKind = "create_sandbox"
+	StartSandbox  CommandKind = "start_sandbox"
+	EndSandbox    CommandKind = "end_sandbox"
+	SandboxStats  CommandKind = "sandbox_stats"
+)
+
+// CommandKinds lists every kind, in lifecycle order.
+var CommandKinds = []CommandKind{CreateGroup, StartGroup, EndGroup, CreateSandbox, StartSandbox, EndSandbox, SandboxStats}
+
+// Command asks the orchestrator to change the lifecycle of a group or a
+// sandbox. Group is set for create_group, Sandbox for create_sandbox.
+type Command struct {
+	ID        string       `json:"id"`
+	Kind      CommandKind  `json:"kind"`
+	GroupID   string       `json:"group_id"`
+	SandboxID string       `json:"sandbox_id,omitempty"`
+	Group     *GroupSpec   `json:"group,omitempty"`
+	Sandbox   *SandboxSpec `json:"sandbox,omitempty"`
+	IssuedAt  time.Time    `json:"issued_at"`
+}
+
+// CommandResult is the orchestrator's answer to a command, published on
+// ResultSubject(command id). Error is nil on success.
+type CommandResult struct {
+	CommandID string          `json:"command_id"`
+	Kind      CommandKind     `json:"kind"`
+	Error     *Error          `json:"error,omitempty"`
+	Group     *GroupStatus    `json:"group,omitempty"`
+	Sandboxes []SandboxStatus `json:"sandboxes,omitempty"`
+	Stats     *SandboxUsage   `json:"stats,omitempty"`
+	// Worker names the orchestrator worker that handled the command.
+	Worker     string  `json:"worker"`
+	DurationMS float64 `json:"duration_ms"`
+}

@@ -1,0 +1,123 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// TestSchemaFilesCurrent fails when a Go type changed and the committed JSON
+// Schema file was not regenerated (go generate ./schemas).
+func TestSchemaFilesCurrent(t *testing.T) {
+	for _, name := range MessageNames() {
+		t.Run(name, func(t *testing.T) {
+			want, err := GenerateJSONSchema(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := SchemaFile(name)
+			if err != nil {
+				t.Fatalf("read schema file: %v (run go generate ./schemas)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("jsonschema/%s.schema.json is out of date: run go generate ./schemas", name)
+			}
+		})
+	}
+}
+
+func samples() map[string]any {
+	exit := 0
+	now := time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC)
+	sandbox := SandboxStatus{
+		ID: "sb-1", GroupID: "g", State: StateRunning, Image: "sandox/sandbox-tools:abc",
+		Container: "c0ffee", Tools: []string{"filesystem_tools", "my_tools"},
+		Resources: ResolvedResources{NanoCPUs: 5e8, MemoryBytes: 128 << 20, PIDs: 256},
+		Databases: DatabaseAccess{{Database: "qdrant", Namespace: "docs", Read: true}},
+		UpdatedAt: now,
+	}
+	spec := GroupSpec{
+		ID:    "g",
+		Tools: []ToolFile{{Name: "my_tools.py", Content: []byte("def f():\n    pass\n")}},
+		Compute: ComputeResources{
+			CPU: "0.5", Memory: "128MiB", Disk: "1GiB", MemoryBandwidth: "2GB/s",
+			MemoryBandwidthBestEffort: true, PIDs: 256,
+		},
+		DatabaseAccess: DatabaseAccess{{Database: "neo4j", Namespace: "neo4j", Read: true, Write: true}},
+		Sandboxes:      []SandboxSpec{{ID: "sb-1", Compute: &ComputeResources{CPU: "25%"}}},
+	}
+	return map[string]any{
+		"actions": Actions{{Tool: "filesystem_tools.read_file", Description: "read", Args: json.RawMessage(`{"path":"a"}`)}},
+		"observation": Observation{
+			Tool: "terminal_tools.run", Stdout: "hi\n", ExitCode: &exit, DurationMS: 1.5,
+			Return: json.RawMessage(`{"n":1}`), Error: Errorf(CodeToolError, "boom"),
+		},
+		"batch_result": BatchResult{BatchID: "b", SandboxID: "sb-1", Observations: []Observation{{Tool: "x.y"}}},
+		"command": Command{
+			ID: "c1", Kind: CreateGroup, GroupID: "g", Group: &spec, IssuedAt: now,
+			Sandbox: &SandboxSpec{ID: "sb-2", Databases: &DatabaseAccess{}},
+		},
+		"command_result": CommandResult{
+			CommandID: "c1", Kind: CreateSandbox, Sandboxes: []SandboxStatus{sandbox},
+			Group: &GroupStatus{ID: "g", State: GroupRunning, Spec: spec, Sandboxes: []string{"sb-1"}, UpdatedAt: now},
+			Stats: &SandboxUsage{SandboxID: "sb-1", CPUPercent: 50, ReadAt: now}, Worker: "w1",
+		},
+		"event":          Event{Kind: EventOOMKilled, GroupID: "g", SandboxID: "sb-1", Sandbox: &sandbox, Time: now},
+		"sandbox_status": sandbox,
+		"group_status":   GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, UpdatedAt: now},
+		"sandbox_usage":  SandboxUsage{SandboxID: "sb-1", MemoryBytes: 1, ReadAt: now},
+		"tool":           ToolDescription{Name: "m.f", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`), Source: "python"},
+	}
+}
+
+// TestSamplesValidate encodes a populated value of every message type and
+// checks the committed schema accepts it: the Go types and the schema files
+// agree on field names, types and required fields.
+func TestSamplesValidate(t *testing.T) {
+	s := samples()
+	for _, name := range MessageNames() {
+		t.Run(name, func(t *testing.T) {
+			v, ok := s[name]
+			if !ok {
+				t.Fatalf("no sample for message %q: add one", name)
+			}
+			data, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Validate(name, data); err != nil {
+				t.Fatalf("got %v, want the sample to validate", err)
+			}
+		})
+	}
+}
+
+func TestValidateRejects(t *testing.T) {
+	tests := []struct {
+		name, message, data string
+	}{
+		{"unknown command kind", "command", `{"id":"c","kind":"explode","group_id":"g","issued_at":"2026-11-23T05:00:00Z"}`},
+		{"missing id", "command", `{"kind":"create_group","group_id":"g","issued_at":"2026-11-23T05:00:00Z"}`},
+		{"unknown field", "observation", `{"tool":"a","stdout":"","stderr":"","terminal_still_running":false,"duration_ms":0,"extra":1}`},
+		{"wrong type", "observation", `{"tool":"a","stdout":1,"stderr":"","terminal_still_running":false,"duration_ms":0}`},
+		{"empty actions", "actions", `{}`},
+		{"action args not object", "actions", `{"a.b":{"args":[1]}}`},
+		{"not json", "command", `{`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Validate(tt.message, []byte(tt.data))
+			if err == nil {
+				t.Fatalf("got nil error, want %s to be rejected", tt.data)
+			}
+			var we *Error
+			if e, ok := err.(*Error); ok {
+				we = e
+			}
+			if we == nil || we.Code != CodeBadRequest {
+				t.Fatalf("got %v, want a bad_request error", err)
+			}
+		})
+	}
+}

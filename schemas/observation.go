@@ -1,0 +1,34 @@
+package schemas
+
+import "encoding/json"
+
+// Observation is what one action produced.
+type Observation struct {
+	// Tool is the resolved "module.function" that ran (or the reference as
+	// written, when it could not be resolved).
+	Tool string `json:"tool"`
+	// Stdout and Stderr are what the call wrote or returned as text.
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+	// TerminalStillRunning is true when a terminal command outlived its soft
+	// timeout and goes on running in the sandbox.
+	TerminalStillRunning bool `json:"terminal_still_running"`
+	// ExitCode is the exit status of a finished terminal command.
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Return is the JSON value a Python tool function returned, if any.
+	Return json.RawMessage `json:"return,omitempty"`
+	// Error says why the call failed; nil on success.
+	Error *Error `json:"error,omitempty"`
+	// DurationMS is how long the call took, in milliseconds.
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// BatchResult is the reply to an action batch: one observation per action,
+// in the order the actions were written. Error is set, and Observations
+// empty, when the batch as a whole was refused (for example malformed JSON).
+type BatchResult struct {
+	BatchID      string        `json:"batch_id,omitempty"`
+	SandboxID    string        `json:"sandbox_id"`
+	Observations []Observation `json:"observations"`
+	Error        *Error        `json:"error,omitempty"`
+}

@@ -1,0 +1,74 @@
+package schemas
+
+// ToolFile is a user tool file: Python source that the orchestrator copies,
+// under Name, into the sandbox image's tools directory. The file name without
+// ".py" is the tool module name ("my_tools.py" defines "my_tools.*").
+type ToolFile struct {
+	Name    string `json:"name"`
+	Content []byte `json:"content"`
+}
+
+// ComputeResources is the virtual hardware of a sandbox. Each amount is
+// absolute or relative ("25%" of the machine the sandbox runs on); an empty
+// field means "no limit of its own" (the group default, then the host's).
+type ComputeResources struct {
+	// CPU is cores: "2", "0.5", "1500m" (millicores) or "25%".
+	CPU string `json:"cpu,omitempty"`
+	// CPUSet pins the sandbox to cores, in the kernel's list syntax ("0-1,3").
+	CPUSet string `json:"cpuset,omitempty"`
+	// Memory is RAM: "512MiB", "2GB", "1073741824" (bytes) or "25%".
+	Memory string `json:"memory,omitempty"`
+	// Disk bounds everything the sandbox can write: "10GiB" or "10%".
+	Disk string `json:"disk,omitempty"`
+	// MemoryBandwidth is "2GB/s" or "25%". It needs the kernel's resctrl
+	// memory-bandwidth allocation on the host.
+	MemoryBandwidth string `json:"memory_bandwidth,omitempty"`
+	// MemoryBandwidthBestEffort lets a sandbox start on a host that cannot
+	// enforce MemoryBandwidth; its status then says the limit is not enforced.
+	MemoryBandwidthBestEffort bool `json:"memory_bandwidth_best_effort,omitempty"`
+	// PIDs bounds the number of processes and threads (0: the default).
+	PIDs int64 `json:"pids,omitempty"`
+}
+
+// DatabaseGrant gives a sandbox read and/or write access to one namespace of
+// one shared database.
+type DatabaseGrant struct {
+	// Database is "qdrant" or "neo4j".
+	Database string `json:"database" jsonschema:"enum=qdrant,enum=neo4j"`
+	// Namespace is a Qdrant collection or a Neo4j database.
+	Namespace string `json:"namespace"`
+	Read      bool   `json:"read"`
+	Write     bool   `json:"write"`
+}
+
+// DatabaseAccess is the set of grants of a sandbox.
+type DatabaseAccess []DatabaseGrant
+
+// SandboxSpec describes one sandbox. Fields left empty take the group's
+// defaults.
+type SandboxSpec struct {
+	ID string `json:"id"`
+	// Tools are added to the group's default tool files; a file with the
+	// same name replaces the group's.
+	Tools []ToolFile `json:"tools,omitempty"`
+	// Compute, when set, replaces the group's default resources.
+	Compute *ComputeResources `json:"compute,omitempty"`
+	// Databases, when set, replaces the group's default database access.
+	Databases *DatabaseAccess `json:"databases,omitempty"`
+}
+
+// GroupSpec describes a group of sandboxes and the defaults of its members.
+type GroupSpec struct {
+	ID             string           `json:"id"`
+	Tools          []ToolFile       `json:"tools,omitempty"`
+	Compute        ComputeResources `json:"compute"`
+	DatabaseAccess DatabaseAccess   `json:"database_access,omitempty"`
+	// PopulationConfig is the YAML text that says how to populate the
+	// shared databases when the group starts.
+	PopulationConfig string `json:"population_config,omitempty"`
+	// Sandboxes are created and started with the group.
+	Sandboxes []SandboxSpec `json:"sandboxes,omitempty"`
+	// Overcommit, when above 1, lets the sandboxes of this group be granted
+	// up to that multiple of the host's CPU and memory.
+	Overcommit float64 `json:"overcommit,omitempty"`
+}

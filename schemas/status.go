@@ -1,0 +1,74 @@
+package schemas
+
+import "time"
+
+// SandboxState is where a sandbox is in its life.
+type SandboxState string
+
+// The sandbox states.
+const (
+	StateCreated SandboxState = "created" // image built, container created, not started
+	StateRunning SandboxState = "running" // the executor answers
+	StateFailed  SandboxState = "failed"  // it stopped by itself (Reason says why)
+	StateEnded   SandboxState = "ended"   // ended on request, container removed
+)
+
+// ResolvedResources are the absolute limits a sandbox was given.
+type ResolvedResources struct {
+	NanoCPUs    int64  `json:"nano_cpus,omitempty"`
+	CPUSet      string `json:"cpuset,omitempty"`
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
+	DiskBytes   int64  `json:"disk_bytes,omitempty"`
+	// MemoryBandwidthBytes is per second; MemoryBandwidthEnforced says
+	// whether the host enforces it.
+	MemoryBandwidthBytes    int64 `json:"memory_bandwidth_bytes,omitempty"`
+	MemoryBandwidthEnforced bool  `json:"memory_bandwidth_enforced"`
+	PIDs                    int64 `json:"pids,omitempty"`
+}
+
+// SandboxStatus is the recorded state of a sandbox, kept in SandboxBucket.
+type SandboxStatus struct {
+	ID        string            `json:"id"`
+	GroupID   string            `json:"group_id"`
+	State     SandboxState      `json:"state"`
+	Reason    string            `json:"reason,omitempty"`
+	Image     string            `json:"image"`
+	Container string            `json:"container,omitempty"`
+	Tools     []string          `json:"tools"`
+	Resources ResolvedResources `json:"resources"`
+	Databases DatabaseAccess    `json:"databases,omitempty"`
+	// ImageReused is true when an image of the same tool set already existed.
+	ImageReused bool      `json:"image_reused"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// GroupState is where a group is in its life.
+type GroupState string
+
+// The group states.
+const (
+	GroupCreated GroupState = "created"
+	GroupRunning GroupState = "running"
+	GroupEnded   GroupState = "ended"
+)
+
+// GroupStatus is the recorded state of a group, kept in GroupBucket with its
+// spec so that any orchestrator worker can act on it.
+type GroupStatus struct {
+	ID        string     `json:"id"`
+	State     GroupState `json:"state"`
+	Spec      GroupSpec  `json:"spec"`
+	Sandboxes []string   `json:"sandboxes"`
+	UpdatedAt time.Time  `json:"updated_at"`
+}
+
+// SandboxUsage is a live reading of a sandbox's use against its limits.
+type SandboxUsage struct {
+	SandboxID   string            `json:"sandbox_id"`
+	CPUPercent  float64           `json:"cpu_percent"`
+	MemoryBytes int64             `json:"memory_bytes"`
+	DiskBytes   int64             `json:"disk_bytes"`
+	PIDs        int64             `json:"pids"`
+	Limits      ResolvedResources `json:"limits"`
+	ReadAt      time.Time         `json:"read_at"`
+}

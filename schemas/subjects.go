@@ -1,0 +1,74 @@
+package schemas
+
+import "regexp"
+
+// Streams, buckets and subjects. docs/subjects.md describes each one.
+const (
+	// CommandStream is the work-queue stream of lifecycle commands. All
+	// orchestrator workers share its durable consumer CommandConsumer.
+	CommandStream   = "SANDOX_COMMANDS"
+	CommandConsumer = "orchestrator"
+	// CommandSubjectPrefix prefixes every lifecycle command: sandox.cmd.<kind>.
+	CommandSubjectPrefix = "sandox.cmd."
+
+	// EventStream records, for audit and replay, every command result,
+	// every state change, every action batch and every observation batch
+	// sent to an SDK reply subject.
+	EventStream = "SANDOX_EVENTS"
+
+	// GroupBucket and SandboxBucket are the key-value buckets holding the
+	// state of groups and sandboxes, keyed by id.
+	GroupBucket   = "sandox_groups"
+	SandboxBucket = "sandox_sandboxes"
+
+	// Headers on messages.
+	HeaderCommandID   = "Sandox-Command-Id"
+	HeaderBatchID     = "Sandox-Batch-Id"
+	HeaderStopOnError = "Sandox-Stop-On-Error"
+)
+
+// CommandSubject is the subject a command of the given kind is published on.
+func CommandSubject(kind CommandKind) string { return CommandSubjectPrefix + string(kind) }
+
+// ResultSubject is where the orchestrator publishes a command's result.
+func ResultSubject(commandID string) string { return "sandox.evt.result." + commandID }
+
+// SandboxEventSubject carries the state changes of one sandbox.
+func SandboxEventSubject(sandboxID string) string { return "sandox.evt.sandbox." + sandboxID }
+
+// ActionsSubject is the subject a sandbox's executor serves action batches on.
+func ActionsSubject(sandboxID string) string { return "sandbox." + sandboxID + ".actions" }
+
+// PingSubject answers when the sandbox's executor is ready.
+func PingSubject(sandboxID string) string { return "sandbox." + sandboxID + ".ping" }
+
+// ToolsSubject answers with the descriptions of the sandbox's tools.
+func ToolsSubject(sandboxID string) string { return "sandbox." + sandboxID + ".tools" }
+
+// SandboxSubjects matches every subject one sandbox's executor serves.
+func SandboxSubjects(sandboxID string) string { return "sandbox." + sandboxID + ".>" }
+
+// ObservationSubject is the reply subject the SDK gives an action batch, so
+// that the observations are recorded in EventStream and an async future can
+// collect them later.
+func ObservationSubject(sandboxID, batchID string) string {
+	return "sandox.obs." + sandboxID + "." + batchID
+}
+
+// EventSubjects lists the subjects EventStream records.
+func EventSubjects() []string {
+	return []string{"sandox.evt.>", "sandox.obs.>", "sandbox.*.actions"}
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
+
+// ValidateID checks a group or sandbox id: 1 to 63 letters, digits, '-' or
+// '_', starting with a letter or digit, so that it is a single NATS subject
+// token and a valid Docker name.
+func ValidateID(kind, id string) error {
+	if !idPattern.MatchString(id) {
+		return Errorf(CodeBadRequest, "%s id %q: want 1-63 letters, digits, '-' or '_', starting with a letter or digit", kind, id)
+	}
+	return nil
+}
+

@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// Result is what a successful tool call produced.
+type Result struct {
+	Stdout string
+	Stderr string
+	// StillRunning is true when a terminal command outlived its soft timeout.
+	StillRunning bool
+	// ExitCode is set when a terminal command finished.
+	ExitCode *int
+	// Return is a JSON value (Python tools' return values).
+	Return json.RawMessage
+}
+
+// Func is the body of a tool: it takes the raw JSON args object.
+type Func func(ctx context.Context, args json.RawMessage) (Result, error)
+
+// Tool is one callable tool function.
+type Tool struct {
+	// Module is the tool module, for example "filesystem_tools".
+	Module string
+	// Name is the function name, for example "read_file".
+	Name string
+	// Description says what the tool is for, for a model to read.
+	Description string
+	// Parameters is the JSON Schema of the args object.
+	Parameters json.RawMessage
+	// Source is "builtin" or "python".
+	Source string
+	// Call runs the tool.
+	Call Func
+}
+
+// FullName is "module.function".
+func (t Tool) FullName() string { return t.Module + "." + t.Name }
+
+// Describe returns the tool's machine-readable description.
+func (t Tool) Describe() schemas.ToolDescription {
+	return schemas.ToolDescription{
+		Name:        t.FullName(),
+		Description: t.Description,
+		Parameters:  t.Parameters,
+		Source:      t.Source,
+	}
+}
+
+// The error classes a tool returns. Wrap them with the detail the caller
+// lacks (fmt.Errorf("read %q: %w", path, tools.ErrNotFound)); the executor
+// turns them into the observation's error code.
+var (
+	// ErrInvalidArgs: the arguments do not fit the tool.
+	ErrInvalidArgs = errors.New("invalid arguments")
+	// ErrNotFound: a file, directory, session or process does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrAccessDenied: the sandbox may not do this.
+	ErrAccessDenied = errors.New("access denied")
+	// ErrTooLarge: the input or output exceeds a limit.
+	ErrTooLarge = errors.New("too large")
+	// ErrUnsupported: the host or the sandbox cannot do this.
+	ErrUnsupported = errors.New("unsupported")
+)
+
+// ErrorCode maps an error from a tool to its wire code.
+func ErrorCode(err error) schemas.ErrorCode {
+	var we *schemas.Error
+	switch {
+	case errors.As(err, &we):
+		return we.Code
+	case errors.Is(err, ErrInvalidArgs):
+		return schemas.CodeInvalidArgs
+	case errors.Is(err, ErrAccessDenied):
+		return schemas.CodeAccessDenied
+	case errors.Is(err, ErrUnsupported):
+		return schemas.CodeUnsupported
+	case errors.Is(err, context.DeadlineExceeded):
+		return schemas.CodeTimeout
+	default:
+		return schemas.CodeToolError
+	}
+}
