@@ -71,4 +71,3 @@ func ValidateID(kind, id string) error {
 	}
 	return nil
 }
-
