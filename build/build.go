@@ -1,0 +1,161 @@
+// Package build makes sandox's images from local parts, so that a machine
+// with no container registry can run sandox: the Debian base image
+// (scripts/base-image.sh: pulled where a registry answers, else made with
+// debootstrap), the default sandbox image (sandbox.Dockerfile: the executor
+// built on this machine, uv from its PyPI wheel) and the control-plane
+// image (control.Dockerfile: NATS and the orchestrator).
+//
+// Each image carries a label with the hash of its build context, so a build
+// whose inputs did not change is skipped.
+package build
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/sandox/sandox/services/docker"
+)
+
+// Image names.
+const (
+	BaseImage    = "sandox/base:bookworm"
+	SandboxImage = "sandox/sandbox:latest"
+	ControlImage = "sandox/control:latest"
+)
+
+//go:embed sandbox.Dockerfile
+var sandboxDockerfile []byte
+
+//go:embed control.Dockerfile
+var controlDockerfile []byte
+
+// Config says where the parts come from.
+type Config struct {
+	// RepoRoot is the root of the sandox source tree (holds go.mod).
+	RepoRoot string
+	// CacheDir keeps built binaries and downloaded wheels between runs.
+	CacheDir string
+	// UVVersion is the uv release put into the sandbox image.
+	UVVersion string
+	// Progress receives the builds' output; nil discards it.
+	Progress io.Writer
+}
+
+// DefaultConfig returns the configuration for a source tree at root.
+func DefaultConfig(root string) Config {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	return Config{
+		RepoRoot:  root,
+		CacheDir:  filepath.Join(cache, "sandox"),
+		UVVersion: "0.13.9",
+	}
+}
+
+// Builder builds the images on one engine.
+type Builder struct {
+	cfg    Config
+	docker *docker.Client
+}
+
+// NewBuilder returns a builder.
+func NewBuilder(d *docker.Client, cfg Config) *Builder {
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	return &Builder{cfg: cfg, docker: d}
+}
+
+// All makes the base, sandbox and control images, skipping any that is
+// current. It blocks until they are built.
+func (b *Builder) All(ctx context.Context) error {
+	if err := b.Base(ctx); err != nil {
+		return err
+	}
+	if err := b.Sandbox(ctx); err != nil {
+		return err
+	}
+	return b.Control(ctx)
+}
+
+// Base makes BaseImage by running scripts/base-image.sh.
+func (b *Builder) Base(ctx context.Context) error {
+	if _, err := b.docker.ImageID(ctx, BaseImage); err == nil {
+		return nil
+	}
+	fmt.Fprintf(b.cfg.Progress, "==> base image %s\n", BaseImage)
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(b.cfg.RepoRoot, "build", "scripts", "base-image.sh"))
+	cmd.Stdout, cmd.Stderr = b.cfg.Progress, b.cfg.Progress
+	cmd.Env = append(os.Environ(), "SANDOX_BASE_IMAGE="+BaseImage)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("base image %s: %w", BaseImage, err)
+	}
+	return nil
+}
+
+// Sandbox makes SandboxImage.
+func (b *Builder) Sandbox(ctx context.Context) error {
+	executor, err := b.goBinary(ctx, "sandox-executor", "./executor/cmd/sandox-executor")
+	if err != nil {
+		return err
+	}
+	uv, err := b.uvBinary(ctx)
+	if err != nil {
+		return err
+	}
+	return b.buildIfChanged(ctx, SandboxImage, map[string][]byte{
+		"Dockerfile":      sandboxDockerfile,
+		"sandox-executor": executor,
+		"uv":              uv,
+	})
+}
+
+// Control makes ControlImage.
+func (b *Builder) Control(ctx context.Context) error {
+	nats, err := b.goBinary(ctx, "sandox-nats", "./services/natsd/cmd/sandox-nats")
+	if err != nil {
+		return err
+	}
+	orch, err := b.goBinary(ctx, "sandox-orchestrator", "./services/orchestrator/cmd/sandox-orchestrator")
+	if err != nil {
+		return err
+	}
+	return b.buildIfChanged(ctx, ControlImage, map[string][]byte{
+		"Dockerfile":          controlDockerfile,
+		"sandox-nats":         nats,
+		"sandox-orchestrator": orch,
+	})
+}
+
+func (b *Builder) buildIfChanged(ctx context.Context, tag string, files map[string][]byte) error {
+	baseID, err := b.docker.ImageID(ctx, BaseImage)
+	if err != nil {
+		return fmt.Errorf("%s needs %s: %w", tag, BaseImage, err)
+	}
+	hash := docker.ContextHash(files, baseID)
+	if labels, err := b.docker.ImageLabels(ctx, tag); err == nil && labels[docker.HashLabel] == hash {
+		fmt.Fprintf(b.cfg.Progress, "==> %s is current\n", tag)
+		return nil
+	}
+	fmt.Fprintf(b.cfg.Progress, "==> building %s\n", tag)
+	modes := make(map[string]int64, len(files))
+	for name := range files {
+		if name != "Dockerfile" {
+			modes[name] = 0o755 // every other file in these contexts is a binary
+		}
+	}
+	return b.docker.Build(ctx, docker.BuildSpec{
+		Tag:       tag,
+		Files:     files,
+		Modes:     modes,
+		Labels:    map[string]string{docker.HashLabel: hash},
+		BuildArgs: map[string]string{"BASE": BaseImage},
+	}, b.cfg.Progress)
+}

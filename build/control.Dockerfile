@@ -1,0 +1,11 @@
+# The control-plane image: the NATS server and the orchestrator, each run as
+# its own container from this one image (see compose.yaml).
+ARG BASE=sandox/base:bookworm
+FROM ${BASE}
+RUN set -eux; \
+    groupadd --gid 10002 sandox-nats; \
+    useradd --uid 10002 --gid 10002 --no-create-home --shell /usr/sbin/nologin sandox-nats; \
+    mkdir -p /var/lib/sandox/nats; \
+    chown sandox-nats:sandox-nats /var/lib/sandox/nats
+COPY sandox-nats /usr/local/bin/sandox-nats
+COPY sandox-orchestrator /usr/local/bin/sandox-orchestrator

@@ -1,0 +1,105 @@
+// Command sandox-executor is the daemon inside a sandbox container. It reads
+// its configuration from the environment (set by the orchestrator when it
+// creates the container), builds the tool registry (the Go built-ins and the
+// user's Python tool files) and serves the sandbox's NATS subjects until it
+// is stopped.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/executor"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	if err := run(ctx, log); err != nil {
+		log.Error("executor stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func logLevel() slog.Level {
+	if os.Getenv("SANDOX_DEBUG") != "" {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
+func run(ctx context.Context, log *slog.Logger) error {
+	cfg, err := configFromEnv()
+	if err != nil {
+		return err
+	}
+	log = log.With("sandbox", cfg.SandboxID)
+
+	reg, closeTools, err := executor.Tools(ctx, cfg.Tools, log)
+	if err != nil {
+		return err
+	}
+	defer closeTools()
+
+	opts := []nats.Option{
+		nats.Name("sandox-executor " + cfg.SandboxID),
+		nats.RetryOnFailedConnect(true),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(500 * time.Millisecond),
+	}
+	if cfg.Creds != "" {
+		opts = append(opts, nats.UserCredentials(cfg.Creds))
+	}
+	nc, err := nats.Connect(cfg.NATSURL, opts...)
+	if err != nil {
+		return fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
+	}
+	defer nc.Close()
+
+	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: cfg.SandboxID}, log)
+	return srv.Serve(ctx)
+}
+
+type config struct {
+	SandboxID string
+	NATSURL   string
+	Creds     string
+	Tools     executor.ToolsConfig
+}
+
+func configFromEnv() (config, error) {
+	cfg := config{
+		SandboxID: os.Getenv("SANDOX_SANDBOX_ID"),
+		NATSURL:   os.Getenv("SANDOX_NATS_URL"),
+		Creds:     os.Getenv("SANDOX_NATS_CREDS"),
+		Tools: executor.ToolsConfig{
+			ToolsDir:  envOr("SANDOX_TOOLS_DIR", "/opt/sandox/tools"),
+			Workspace: envOr("SANDOX_WORKSPACE", "/workspace"),
+			UVIndex:   os.Getenv("SANDOX_UV_INDEX"),
+		},
+	}
+	var errs []error
+	if cfg.SandboxID == "" {
+		errs = append(errs, errors.New("SANDOX_SANDBOX_ID is not set"))
+	}
+	if cfg.NATSURL == "" {
+		errs = append(errs, errors.New("SANDOX_NATS_URL is not set"))
+	}
+	return cfg, errors.Join(errs...)
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

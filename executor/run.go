@@ -1,0 +1,96 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/tools"
+)
+
+// Resolver finds the tool an action names.
+type Resolver interface {
+	Resolve(ref string) (tools.Tool, error)
+}
+
+// RunBatch runs actions in order and returns one observation per action.
+// A failing action yields an observation that says why and the batch goes
+// on, unless stopOnError is set: then the remaining actions are answered
+// with CodeSkipped. actionTimeout bounds each action (0: no bound beyond ctx).
+// RunBatch blocks until every action has run.
+func RunBatch(ctx context.Context, r Resolver, actions schemas.Actions, stopOnError bool, actionTimeout time.Duration) []schemas.Observation {
+	out := make([]schemas.Observation, 0, len(actions))
+	failed := ""
+	for _, a := range actions {
+		if failed != "" {
+			out = append(out, schemas.Observation{
+				Tool:  a.Tool,
+				Error: schemas.Errorf(schemas.CodeSkipped, "not run: %s failed and the batch stops on failure", failed),
+			})
+			continue
+		}
+		obs := runAction(ctx, r, a, actionTimeout)
+		if obs.Error != nil && stopOnError {
+			failed = obs.Tool
+		}
+		out = append(out, obs)
+	}
+	return out
+}
+
+func runAction(ctx context.Context, r Resolver, a schemas.Action, timeout time.Duration) schemas.Observation {
+	start := time.Now()
+	tool, err := r.Resolve(a.Tool)
+	if err != nil {
+		return schemas.Observation{Tool: a.Tool, Error: wireError(err), DurationMS: millis(start)}
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	res, err := callTool(ctx, tool, a)
+	obs := schemas.Observation{
+		Tool:                 tool.FullName(),
+		Stdout:               res.Stdout,
+		Stderr:               res.Stderr,
+		TerminalStillRunning: res.StillRunning,
+		ExitCode:             res.ExitCode,
+		Return:               res.Return,
+		DurationMS:           millis(start),
+	}
+	if err != nil {
+		obs.Error = wireError(err)
+	}
+	return obs
+}
+
+// callTool runs the tool and turns a panic into an error, so that one bad
+// tool cannot take the executor down.
+func callTool(ctx context.Context, tool tools.Tool, a schemas.Action) (res tools.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = schemas.Errorf(schemas.CodeInternal, "%s panicked: %v", tool.FullName(), p)
+		}
+	}()
+	return tool.Call(ctx, a.Args)
+}
+
+func wireError(err error) *schemas.Error {
+	var we *schemas.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	code := tools.ErrorCode(err)
+	msg := err.Error()
+	if errors.Is(err, context.DeadlineExceeded) {
+		msg = fmt.Sprintf("%v (the action ran past its time limit)", err)
+	}
+	return &schemas.Error{Code: code, Message: msg}
+}
+
+func millis(start time.Time) float64 {
+	return float64(time.Since(start).Microseconds()) / 1000
+}

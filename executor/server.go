@@ -1,0 +1,146 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/tools"
+)
+
+// Config configures a Server.
+type Config struct {
+	// SandboxID is the sandbox this executor serves.
+	SandboxID string
+	// ActionTimeout bounds one action; 0 means 10 minutes.
+	ActionTimeout time.Duration
+	// QueueLength bounds the batches waiting to run; more are refused with
+	// CodeResourceExhausted. 0 means 64.
+	QueueLength int
+}
+
+// Server serves one sandbox's subjects. Create it with NewServer and run it
+// with Serve.
+type Server struct {
+	cfg Config
+	nc  *nats.Conn
+	reg *tools.Registry
+	log *slog.Logger
+}
+
+// NewServer returns a server for the sandbox cfg.SandboxID that runs tools
+// from reg over nc.
+func NewServer(nc *nats.Conn, reg *tools.Registry, cfg Config, log *slog.Logger) *Server {
+	if cfg.ActionTimeout == 0 {
+		cfg.ActionTimeout = 10 * time.Minute
+	}
+	if cfg.QueueLength == 0 {
+		cfg.QueueLength = 64
+	}
+	return &Server{cfg: cfg, nc: nc, reg: reg, log: log.With("sandbox", cfg.SandboxID)}
+}
+
+// Serve subscribes to the sandbox's subjects and runs action batches until
+// ctx is done; then it stops taking batches, finishes the one running, and
+// returns. It returns an error only when it cannot subscribe.
+func (s *Server) Serve(ctx context.Context) error {
+	id := s.cfg.SandboxID
+	if err := schemas.ValidateID("sandbox", id); err != nil {
+		return err
+	}
+	batches := make(chan *nats.Msg, s.cfg.QueueLength)
+	actionsSub, err := s.nc.Subscribe(schemas.ActionsSubject(id), func(m *nats.Msg) {
+		select {
+		case batches <- m:
+		default:
+			s.replyError(m, schemas.Errorf(schemas.CodeResourceExhausted, "sandbox %s has %d batches waiting; try again later", id, s.cfg.QueueLength))
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("subscribe to actions: %w", err)
+	}
+	defer actionsSub.Unsubscribe()
+	pingSub, err := s.nc.Subscribe(schemas.PingSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte("pong")) })
+	if err != nil {
+		return fmt.Errorf("subscribe to ping: %w", err)
+	}
+	defer pingSub.Unsubscribe()
+	toolsSub, err := s.nc.Subscribe(schemas.ToolsSubject(id), s.serveTools)
+	if err != nil {
+		return fmt.Errorf("subscribe to tools: %w", err)
+	}
+	defer toolsSub.Unsubscribe()
+	if err := s.nc.Flush(); err != nil {
+		return fmt.Errorf("flush subscriptions: %w", err)
+	}
+	s.log.Info("executor serving", "subject", schemas.ActionsSubject(id), "tools", s.reg.String())
+
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m := <-batches:
+			// A batch already taken runs to the end even when ctx ends, so
+			// that its requester gets an answer.
+			s.serveBatch(context.WithoutCancel(ctx), m)
+		}
+	}
+}
+
+func (s *Server) serveBatch(ctx context.Context, m *nats.Msg) {
+	res := schemas.BatchResult{
+		BatchID:      m.Header.Get(schemas.HeaderBatchID),
+		SandboxID:    s.cfg.SandboxID,
+		Observations: []schemas.Observation{},
+	}
+	actions, err := schemas.ParseActions(m.Data)
+	if err != nil {
+		res.Error = schemas.Errorf(schemas.CodeBadRequest, "%v", err)
+	} else {
+		stop, _ := strconv.ParseBool(m.Header.Get(schemas.HeaderStopOnError))
+		start := time.Now()
+		res.Observations = RunBatch(ctx, s.reg, actions, stop, s.cfg.ActionTimeout)
+		s.log.Debug("batch done", "batch", res.BatchID, "actions", len(actions), "took", time.Since(start))
+	}
+	s.reply(m, res)
+}
+
+func (s *Server) replyError(m *nats.Msg, e *schemas.Error) {
+	s.reply(m, schemas.BatchResult{
+		BatchID:      m.Header.Get(schemas.HeaderBatchID),
+		SandboxID:    s.cfg.SandboxID,
+		Observations: []schemas.Observation{},
+		Error:        e,
+	})
+}
+
+func (s *Server) reply(m *nats.Msg, res schemas.BatchResult) {
+	if m.Reply == "" {
+		s.log.Warn("action batch without a reply subject; observations dropped", "batch", res.BatchID)
+		return
+	}
+	data, err := fitPayload(res, s.nc.MaxPayload())
+	if err != nil {
+		s.log.Error("encode observations", "err", err)
+		return
+	}
+	if err := m.Respond(data); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+		s.log.Error("send observations", "batch", res.BatchID, "err", err)
+	}
+}
+
+func (s *Server) serveTools(m *nats.Msg) {
+	data, err := json.Marshal(s.reg.Describe())
+	if err != nil {
+		s.log.Error("encode tool descriptions", "err", err)
+		return
+	}
+	_ = m.Respond(data)
+}

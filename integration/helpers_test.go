@@ -1,0 +1,85 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/orchestrator"
+)
+
+// newGroup returns a started group whose End runs at cleanup.
+func newGroup(t *testing.T, cfg sdk.GroupConfig) *sdk.SandboxGroup {
+	t.Helper()
+	g, err := sdk.NewSandboxGroup(cfg, sdk.WithConn(env.nc), sdk.WithCommandTimeout(5*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := g.End(context.Background()); err != nil {
+			t.Errorf("end group %s: %v", cfg.ID, err)
+		}
+		if n := groupContainers(t, cfg.ID); n != 0 {
+			t.Errorf("got %d containers left after ending group %s, want 0", n, cfg.ID)
+		}
+	})
+	return g
+}
+
+// startSandbox creates and starts a sandbox of g.
+func startSandbox(t *testing.T, g *sdk.SandboxGroup, id string, opts sdk.SandboxOptions) *sdk.Sandbox {
+	t.Helper()
+	sb, err := g.CreateSandbox(t.Context(), id, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return sb
+}
+
+// writeFile writes a file under a test temp dir and returns its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// send runs a batch in the user's JSON format and fails on a batch error.
+func send(t *testing.T, sb *sdk.Sandbox, payload string) []schemas.Observation {
+	t.Helper()
+	obs, err := sb.SendActionsJSON(t.Context(), []byte(payload))
+	if err != nil {
+		t.Fatalf("send %s: %v", payload, err)
+	}
+	return obs
+}
+
+// mustOK fails unless the observation has no error.
+func mustOK(t *testing.T, o schemas.Observation) {
+	t.Helper()
+	if o.Error != nil {
+		t.Fatalf("%s: got error %s: %s (stdout %q, stderr %q), want none", o.Tool, o.Error.Code, o.Error.Message, o.Stdout, o.Stderr)
+	}
+}
+
+// groupContainers lists the containers carrying the group's label.
+func groupContainers(t *testing.T, group string) int {
+	t.Helper()
+	left, err := env.docker.List(context.Background(), orchestrator.LabelGroup+"="+group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(left)
+}

@@ -1,0 +1,131 @@
+package integration
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator"
+)
+
+// env is the system under test, shared by every test of the package.
+var env struct {
+	docker  *docker.Client
+	nats    *server.Server
+	url     string // NATS as the test process and the sandboxes see it
+	network string
+	nc      *nats.Conn
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	stop, err := setup(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration setup:", err)
+		return 1
+	}
+	code := m.Run()
+	if err := stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "integration teardown:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+func setup(ctx context.Context) (func() error, error) {
+	d, err := docker.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	env.docker = d
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return nil, err
+	}
+	cfg := build.DefaultConfig(root)
+	if testing.Verbose() {
+		cfg.Progress = os.Stderr
+	}
+	b := build.NewBuilder(d, cfg)
+	if err := b.Base(ctx); err != nil {
+		return nil, err
+	}
+	if err := b.Sandbox(ctx); err != nil {
+		return nil, err
+	}
+
+	env.network = fmt.Sprintf("sandox-it-%d", os.Getpid())
+	gateway, err := d.EnsureNetwork(ctx, env.network, map[string]string{"dev.sandox.test": "true"})
+	if err != nil {
+		return nil, err
+	}
+	store, err := os.MkdirTemp("", "sandox-it-nats")
+	if err != nil {
+		return nil, err
+	}
+	ncfg := natsd.DefaultConfig()
+	ncfg.Host, ncfg.Port, ncfg.StoreDir = gateway, -1, store
+	ns, err := natsd.Start(ncfg)
+	if err != nil {
+		return nil, err
+	}
+	env.nats = ns
+	env.url = ns.ClientURL()
+	env.nc, err = nats.Connect(env.url)
+	if err != nil {
+		return nil, err
+	}
+
+	ocfg := orchestrator.DefaultConfig()
+	ocfg.Worker = "it-worker"
+	ocfg.Network = env.network
+	ocfg.SandboxNATSURL = env.url
+	ocfg.ReadyTimeout = 90 * time.Second
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	w, err := orchestrator.NewWorker(ctx, env.nc, d, ocfg, log)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+
+	return func() error {
+		cancel()
+		werr := <-done
+		env.nc.Close()
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		os.RemoveAll(store)
+		// Anything a failed test left behind goes with the network.
+		left, _ := d.List(context.Background(), orchestrator.LabelManaged+"=true")
+		for _, c := range left {
+			_ = d.Remove(context.Background(), c.ID)
+			_ = d.RemoveVolume(context.Background(), orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))
+		}
+		nerr := d.RemoveNetwork(context.Background(), env.network)
+		d.Close()
+		if werr != nil {
+			return werr
+		}
+		return nerr
+	}, nil
+}

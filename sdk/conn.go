@@ -1,0 +1,103 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// conn is a group's link to sandox.
+type conn struct {
+	opts  options
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	owned bool
+}
+
+func dial(o options) (*conn, error) {
+	c := &conn{opts: o, nc: o.conn}
+	if c.nc == nil {
+		nopts := []nats.Option{nats.Name("sandox-sdk"), nats.MaxReconnects(-1)}
+		if o.creds != "" {
+			nopts = append(nopts, nats.UserCredentials(o.creds))
+		}
+		nc, err := nats.Connect(o.url, nopts...)
+		if err != nil {
+			return nil, fmt.Errorf("%w: connect to NATS at %s: %v (is sandox up? run `sandox up`)", ErrUnavailable, o.url, err)
+		}
+		c.nc, c.owned = nc, true
+	}
+	js, err := jetstream.New(c.nc)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	c.js = js
+	return c, nil
+}
+
+func (c *conn) close() {
+	if c.owned {
+		c.nc.Close()
+	}
+}
+
+// withDefault gives ctx a deadline d unless it has one.
+func withDefault(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// command publishes a lifecycle command and waits for its result. It
+// subscribes to the result subject before publishing, so the result cannot
+// be missed.
+func (c *conn) command(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+	ctx, cancel := withDefault(ctx, c.opts.commandTimeout)
+	defer cancel()
+	cmd.ID = uuid.NewString()
+	cmd.IssuedAt = time.Now().UTC()
+	data, err := json.Marshal(cmd)
+	if err != nil {
+		return schemas.CommandResult{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	sub, err := c.nc.SubscribeSync(schemas.ResultSubject(cmd.ID))
+	if err != nil {
+		return schemas.CommandResult{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	defer sub.Unsubscribe()
+	if _, err := c.js.Publish(ctx, schemas.CommandSubject(cmd.Kind), data, jetstream.WithMsgID(cmd.ID)); err != nil {
+		if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+			return schemas.CommandResult{}, fmt.Errorf("%w: no %s stream answers: is an orchestrator running? (sandox up)", ErrUnavailable, schemas.CommandStream)
+		}
+		return schemas.CommandResult{}, fmt.Errorf("%w: publish %s: %v", ErrUnavailable, cmd.Kind, err)
+	}
+	msg, err := sub.NextMsgWithContext(ctx)
+	if err != nil {
+		return schemas.CommandResult{}, fmt.Errorf("%w: %s %s: no result: %w", ErrTimeout, cmd.Kind, target(cmd), ctx.Err())
+	}
+	var res schemas.CommandResult
+	if err := json.Unmarshal(msg.Data, &res); err != nil {
+		return res, fmt.Errorf("%w: decode %s result: %v", ErrInternal, cmd.Kind, err)
+	}
+	if res.Error != nil {
+		return res, fmt.Errorf("%s %s: %w", cmd.Kind, target(cmd), fromWire(res.Error))
+	}
+	return res, nil
+}
+
+func target(cmd schemas.Command) string {
+	if cmd.SandboxID != "" {
+		return "sandbox " + cmd.SandboxID
+	}
+	return "group " + cmd.GroupID
+}

@@ -1,0 +1,24 @@
+// Package sdk is the Go SDK of sandox. It mirrors the interface the user
+// sketched:
+//
+//	group, err := sdk.NewSandboxGroup(sdk.GroupConfig{
+//		ID:               "research",
+//		DatabaseAccess:   schemas.DatabaseAccess{{Database: "qdrant", Namespace: "docs", Read: true}},
+//		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "512MiB"},
+//		Tools:            []string{"my_tools.py"},
+//		PopulationConfig: "initial_database_population_config.yml",
+//	})
+//	err = group.Start(ctx)
+//	sandbox, err := group.CreateSandbox(ctx, "sb-1", sdk.SandboxOptions{})
+//	err = sandbox.Start(ctx)
+//	observations, err := sandbox.SendActions(ctx, actions)
+//	future, err := sandbox.SendActionsAsync(ctx, actions)
+//	observations, err = future.Wait(ctx)
+//	err = sandbox.End(ctx)
+//	err = group.End(ctx)
+//
+// Lifecycle calls publish commands to the SANDOX_COMMANDS JetStream work
+// queue and wait for the orchestrator's result; action batches go straight
+// to the sandbox's executor on sandbox.<id>.actions. Errors match the
+// sentinels in errors.go with errors.Is.
+package sdk

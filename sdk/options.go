@@ -1,0 +1,78 @@
+package sdk
+
+import (
+	"errors"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Option configures how a group reaches sandox.
+type Option func(*options) error
+
+type options struct {
+	url            string
+	creds          string
+	conn           *nats.Conn
+	commandTimeout time.Duration
+	actionTimeout  time.Duration
+}
+
+func defaultOptions() options {
+	return options{
+		url:            nats.DefaultURL,
+		commandTimeout: 5 * time.Minute,
+		actionTimeout:  10 * time.Minute,
+	}
+}
+
+// WithURL sets the NATS server URL (default nats://127.0.0.1:4222).
+func WithURL(url string) Option {
+	return func(o *options) error {
+		if url == "" {
+			return errors.New("sdk.WithURL: empty URL")
+		}
+		o.url = url
+		return nil
+	}
+}
+
+// WithCredentials authenticates with a NATS credentials file.
+func WithCredentials(file string) Option {
+	return func(o *options) error { o.creds = file; return nil }
+}
+
+// WithConn uses an existing NATS connection, which the caller keeps owning.
+func WithConn(nc *nats.Conn) Option {
+	return func(o *options) error {
+		if nc == nil {
+			return errors.New("sdk.WithConn: nil connection")
+		}
+		o.conn = nc
+		return nil
+	}
+}
+
+// WithCommandTimeout bounds a lifecycle call whose context has no deadline
+// (default 5 minutes: a first sandbox start may build an image).
+func WithCommandTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("sdk.WithCommandTimeout: timeout must be positive")
+		}
+		o.commandTimeout = d
+		return nil
+	}
+}
+
+// WithActionTimeout bounds an action batch whose context has no deadline
+// (default 10 minutes).
+func WithActionTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("sdk.WithActionTimeout: timeout must be positive")
+		}
+		o.actionTimeout = d
+		return nil
+	}
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/sdk"
+)
+
+//go:embed demo_tools.py
+var demoTools []byte
+
+// demo walks through the SDK: a group with a user tool file, a sandbox, a
+// synchronous batch mixing built-in and user tools, an asynchronous batch,
+// bad input, and the end of it all.
+func demo(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	url := fs.String("nats", localNATSURL, "NATS URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "sandox-demo")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	toolFile := filepath.Join(dir, "demo_tools.py")
+	if err := os.WriteFile(toolFile, demoTools, 0o644); err != nil {
+		return err
+	}
+
+	suffix := uuid.NewString()[:8]
+	group, err := sdk.NewSandboxGroup(sdk.GroupConfig{
+		ID:               "demo-" + suffix,
+		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "512MiB"},
+		Tools:            []string{toolFile},
+	}, sdk.WithURL(*url))
+	if err != nil {
+		return err
+	}
+	step("start the group")
+	if err := group.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		step("end the group")
+		if err := group.End(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintln(os.Stderr, "end group:", err)
+		}
+	}()
+
+	step("create and start a sandbox (builds its image with demo_tools.py)")
+	start := time.Now()
+	sandbox, err := group.CreateSandbox(ctx, "demo-sb-"+suffix, sdk.SandboxOptions{})
+	if err != nil {
+		return err
+	}
+	if err := sandbox.Start(ctx); err != nil {
+		return err
+	}
+	st := sandbox.Status()
+	fmt.Printf("sandbox %s %s in %s (image %s, reused %t)\n", st.ID, st.State, time.Since(start).Round(time.Millisecond), st.Image, st.ImageReused)
+
+	step("send a batch synchronously: built-in and user tools, in the order written")
+	obs, err := sandbox.SendActionsJSON(ctx, []byte(`{
+		"filesystem_tools.write_file": {"description": "write a note", "args": {"path": "notes.txt", "content": "sandox runs tools in containers\n"}},
+		"terminal_tools.run": {"description": "look around", "args": {"command": "pwd && ls -l && whoami"}},
+		"demo_tools.word_count": {"description": "count words with a user tool", "args": {"path": "notes.txt"}},
+		"greetUse": {"description": "a bare name with the seed's suffix", "args": {"name": "Ada", "excited": true}}
+	}`))
+	if err != nil {
+		return err
+	}
+	printObservations(obs)
+
+	step("send a batch asynchronously and collect it through its future")
+	future, err := sandbox.SendActionsAsync(ctx, schemas.Actions{
+		{Tool: "terminal_tools.run", Description: "slow work", Args: json.RawMessage(`{"command": "sleep 1; echo done"}`)},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("batch %s sent; waiting\n", future.BatchID())
+	obs, err = future.Wait(ctx)
+	if err != nil {
+		return err
+	}
+	printObservations(obs)
+
+	step("bad input gets a clear answer; the sandbox keeps working")
+	obs, err = sandbox.SendActionsJSON(ctx, []byte(`{
+		"nope_tools.fly": {"args": {}},
+		"filesystem_tools.read_file": {"args": {"path": 42}},
+		"filesystem_tools.read_file ": {"args": {"path": "missing.txt"}}
+	}`))
+	if err != nil {
+		return err
+	}
+	printObservations(obs)
+	_, err = sandbox.SendActionsJSON(ctx, []byte(`{"terminal_tools.run": `))
+	fmt.Printf("malformed JSON: %v\n", err)
+
+	step("end the sandbox")
+	return sandbox.End(ctx)
+}
+
+func step(s string) { fmt.Printf("\n== %s\n", s) }
+
+func printObservations(obs []schemas.Observation) {
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tSTDOUT\tRETURN\tERROR\tMS")
+	for _, o := range obs {
+		e := ""
+		if o.Error != nil {
+			e = string(o.Error.Code) + ": " + o.Error.Message
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\n", o.Tool, oneLine(o.Stdout), oneLine(string(o.Return)), oneLine(e), o.DurationMS)
+	}
+	tw.Flush()
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 70 {
+		return s[:67] + "..."
+	}
+	return s
+}

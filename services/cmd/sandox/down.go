@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/docker"
+)
+
+func down(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("down", flag.ContinueOnError)
+	purge := fs.Bool("purge", false, "also remove NATS's data volume (all recorded state and events)")
+	url := fs.String("nats", localNATSURL, "NATS URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	d, err := docker.New(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	var errs []error
+	if nc, err := nats.Connect(*url, nats.Timeout(2*time.Second)); err == nil {
+		errs = append(errs, endAllGroups(ctx, nc))
+		nc.Close()
+	}
+	for _, name := range []string{orchContainer, natsContainer} {
+		errs = append(errs, d.Remove(ctx, name))
+	}
+	// Sandboxes whose group could not be ended (no orchestrator answered).
+	left, err := d.List(ctx, "dev.sandox.managed=true")
+	errs = append(errs, err)
+	for _, c := range left {
+		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, "sandox-ws-"+c.Labels["dev.sandox.sandbox"]))
+	}
+	errs = append(errs, d.RemoveNetwork(ctx, networkName))
+	if *purge {
+		errs = append(errs, d.RemoveVolume(ctx, natsVolume))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	fmt.Println("sandox is down")
+	return nil
+}
+
+// endAllGroups ends every recorded group through the orchestrator.
+func endAllGroups(ctx context.Context, nc *nats.Conn) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	kv, err := js.KeyValue(ctx, schemas.GroupBucket)
+	if err != nil {
+		return nil // nothing was ever recorded
+	}
+	keys, err := kv.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var errs []error
+	for _, id := range keys {
+		e, err := kv.Get(ctx, id)
+		if err != nil {
+			continue
+		}
+		var g schemas.GroupStatus
+		if json.Unmarshal(e.Value(), &g) != nil {
+			continue
+		}
+		group, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: id}, sdk.WithConn(nc), sdk.WithCommandTimeout(time.Minute))
+		if err == nil {
+			err = group.End(ctx)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("end group %s: %w", id, err))
+		} else {
+			fmt.Printf("group %s ended (%d sandboxes)\n", id, len(g.Sandboxes))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,63 @@
+// Command sandox brings a local sandox system up and down, runs a demo and
+// reports its state.
+//
+//	sandox up       check the Docker engine, build the images, start NATS and the orchestrator
+//	sandox demo     run the walkthrough against a running system
+//	sandox status   list groups and sandboxes
+//	sandox stats ID show a sandbox's live use against its limits
+//	sandox down     end every group and stop NATS and the orchestrator
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: sandox <command> [flags]
+
+commands:
+  up       check the Docker engine, build the images, start NATS and the orchestrator
+  demo     run the walkthrough (group, sandbox, sync and async actions, bad input, end)
+  status   list groups and sandboxes
+  stats    show a sandbox's live CPU, memory and process use: sandox stats SANDBOX
+  down     end every group, stop NATS and the orchestrator (--purge also drops NATS data)
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "sandox:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return errors.New("no command")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "up":
+		return up(ctx, rest)
+	case "demo":
+		return demo(ctx, rest)
+	case "status":
+		return status(ctx, rest)
+	case "stats":
+		return stats(ctx, rest)
+	case "down":
+		return down(ctx, rest)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	default:
+		fmt.Fprint(os.Stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}

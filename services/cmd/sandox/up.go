@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/docker"
+)
+
+// The control plane's Docker names.
+const (
+	networkName      = "sandox"
+	natsContainer    = "sandox-nats"
+	orchContainer    = "sandox-orchestrator"
+	natsVolume       = "sandox-nats-data"
+	localNATSURL     = "nats://127.0.0.1:4222"
+	internalNATSURL  = "nats://sandox-nats:4222"
+	controlPlaneRole = "dev.sandox.role"
+)
+
+func up(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	root := fs.String("repo", ".", "the sandox source tree (images are built from it)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	d, err := docker.New(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	host, err := d.Host(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("docker engine %s (API %s), %d CPUs, %.1f GiB\n", host.Version, host.APIVersion, host.CPUs, float64(host.MemoryBytes)/(1<<30))
+
+	cfg := build.DefaultConfig(*root)
+	cfg.Progress = os.Stdout
+	if err := build.NewBuilder(d, cfg).All(ctx); err != nil {
+		return err
+	}
+	if _, err := d.EnsureNetwork(ctx, networkName, map[string]string{controlPlaneRole: "network"}); err != nil {
+		return err
+	}
+	if err := ensureRunning(ctx, d, docker.ContainerSpec{
+		Name:                 natsContainer,
+		Image:                build.ControlImage,
+		Cmd:                  []string{"sandox-nats", "-store", "/var/lib/sandox/nats"},
+		User:                 "10002:10002",
+		Network:              networkName,
+		Aliases:              []string{natsContainer},
+		Labels:               map[string]string{controlPlaneRole: "nats"},
+		Binds:                []string{natsVolume + ":/var/lib/sandox/nats"},
+		PublishLocal:         map[string]string{"4222/tcp": "4222"},
+		Hardened:             true,
+		RestartUnlessStopped: true,
+	}); err != nil {
+		return err
+	}
+	nc, err := waitForNATS(ctx, localNATSURL, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if err := ensureRunning(ctx, d, docker.ContainerSpec{
+		Name:    orchContainer,
+		Image:   build.ControlImage,
+		Cmd:     []string{"sandox-orchestrator"},
+		Network: networkName,
+		Labels:  map[string]string{controlPlaneRole: "orchestrator"},
+		Env: []string{
+			"SANDOX_NATS_URL=" + internalNATSURL,
+			"SANDOX_SANDBOX_NATS_URL=" + internalNATSURL,
+			"SANDOX_WORKER=orchestrator-1",
+		},
+		// The orchestrator drives the engine; sandboxes never get the socket.
+		Binds:                []string{"/var/run/docker.sock:/var/run/docker.sock"},
+		RestartUnlessStopped: true,
+	}); err != nil {
+		return err
+	}
+	if err := waitForConsumer(ctx, nc, 60*time.Second); err != nil {
+		return err
+	}
+	fmt.Printf("sandox is up: NATS at %s, orchestrator consuming %s\n", localNATSURL, schemas.CommandStream)
+	return nil
+}
+
+// ensureRunning starts the container named in spec, creating it first when
+// it does not exist, and recreating it when its image changed.
+func ensureRunning(ctx context.Context, d *docker.Client, spec docker.ContainerSpec) error {
+	imageID, err := d.ImageID(ctx, spec.Image)
+	if err != nil {
+		return err
+	}
+	if st, err := d.Inspect(ctx, spec.Name); err == nil {
+		if st.Running && st.Labels["dev.sandox.image"] == imageID {
+			fmt.Printf("%s is running\n", spec.Name)
+			return nil
+		}
+		if err := d.Remove(ctx, spec.Name); err != nil {
+			return err
+		}
+	}
+	spec.Labels["dev.sandox.image"] = imageID
+	id, err := d.Create(ctx, spec)
+	if err != nil {
+		return err
+	}
+	if err := d.Start(ctx, id); err != nil {
+		return err
+	}
+	fmt.Printf("%s started\n", spec.Name)
+	return nil
+}
+
+func waitForNATS(ctx context.Context, url string, within time.Duration) (*nats.Conn, error) {
+	deadline := time.Now().Add(within)
+	for {
+		nc, err := nats.Connect(url, nats.Timeout(time.Second))
+		if err == nil {
+			return nc, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("NATS at %s did not answer within %s: %w (see `docker logs %s`)", url, within, err, natsContainer)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// waitForConsumer waits until an orchestrator has created the shared
+// command consumer, the sign that it consumes.
+func waitForConsumer(ctx context.Context, nc *nats.Conn, within time.Duration) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(within)
+	for {
+		if _, err := js.Consumer(ctx, schemas.CommandStream, schemas.CommandConsumer); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the orchestrator did not start consuming within %s (see `docker logs %s`)", within, orchContainer)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}

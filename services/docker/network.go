@@ -1,0 +1,73 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/go-connections/nat"
+)
+
+// EnsureNetwork creates the bridge network name unless it exists, and
+// returns its gateway address (the host's address on that network).
+func (c *Client) EnsureNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
+	info, err := c.api.NetworkInspect(ctx, name, network.InspectOptions{})
+	if isNotFound(err) {
+		_, err = c.api.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Labels: labels})
+		if err != nil && !errdefs.IsConflict(err) {
+			return "", fmt.Errorf("create network %s: %w", name, err)
+		}
+		info, err = c.api.NetworkInspect(ctx, name, network.InspectOptions{})
+	}
+	if err != nil {
+		return "", fmt.Errorf("inspect network %s: %w", name, err)
+	}
+	for _, cfg := range info.IPAM.Config {
+		if cfg.Gateway != "" {
+			return cfg.Gateway, nil
+		}
+	}
+	return "", fmt.Errorf("network %s has no gateway address", name)
+}
+
+// RemoveNetwork removes the network; a missing one is not an error.
+func (c *Client) RemoveNetwork(ctx context.Context, name string) error {
+	if err := c.api.NetworkRemove(ctx, name); err != nil && !isNotFound(err) {
+		return fmt.Errorf("remove network %s: %w", name, err)
+	}
+	return nil
+}
+
+func isNotFound(err error) bool { return err != nil && errdefs.IsNotFound(err) }
+
+// publishLocal publishes container ports on 127.0.0.1 only.
+func publishLocal(cfg *container.Config, host *container.HostConfig, ports map[string]string) error {
+	if len(ports) == 0 {
+		return nil
+	}
+	cfg.ExposedPorts = nat.PortSet{}
+	host.PortBindings = nat.PortMap{}
+	for cport, hport := range ports {
+		p, err := nat.NewPort(splitProto(cport))
+		if err != nil {
+			return fmt.Errorf("port %s: %w", cport, err)
+		}
+		if hport == "0" {
+			hport = ""
+		}
+		cfg.ExposedPorts[p] = struct{}{}
+		host.PortBindings[p] = []nat.PortBinding{{HostIP: "127.0.0.1", HostPort: hport}}
+	}
+	return nil
+}
+
+func splitProto(port string) (string, string) {
+	for i := range port {
+		if port[i] == '/' {
+			return port[i+1:], port[:i]
+		}
+	}
+	return "tcp", port
+}

@@ -1,0 +1,75 @@
+// Command sandox-orchestrator runs an orchestrator worker: it consumes
+// sandox lifecycle commands from NATS JetStream and drives the Docker engine.
+// Run several to share the work.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/services/orchestrator"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := run(ctx, os.Args[1:], log); err != nil {
+		log.Error("orchestrator stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, log *slog.Logger) error {
+	cfg := orchestrator.DefaultConfig()
+	fs := flag.NewFlagSet("sandox-orchestrator", flag.ContinueOnError)
+	natsURL := fs.String("nats", envOr("SANDOX_NATS_URL", nats.DefaultURL), "NATS URL of this worker (env SANDOX_NATS_URL)")
+	creds := fs.String("creds", os.Getenv("SANDOX_NATS_CREDS"), "NATS credentials file (env SANDOX_NATS_CREDS)")
+	fs.StringVar(&cfg.Worker, "name", envOr("SANDOX_WORKER", cfg.Worker), "worker name")
+	fs.StringVar(&cfg.SandboxImage, "sandbox-image", cfg.SandboxImage, "default sandbox image")
+	fs.StringVar(&cfg.Network, "network", cfg.Network, "Docker network of sandbox containers")
+	fs.StringVar(&cfg.SandboxNATSURL, "sandbox-nats", envOr("SANDOX_SANDBOX_NATS_URL", cfg.SandboxNATSURL), "NATS URL as sandboxes see it (env SANDOX_SANDBOX_NATS_URL)")
+	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "commands handled at once")
+	fs.DurationVar(&cfg.ReadyTimeout, "ready-timeout", cfg.ReadyTimeout, "how long a sandbox may take to start")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+
+	rt, err := docker.New(ctx)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+
+	opts := []nats.Option{nats.Name(cfg.Worker), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}
+	if *creds != "" {
+		opts = append(opts, nats.UserCredentials(*creds))
+	}
+	nc, err := nats.Connect(*natsURL, opts...)
+	if err != nil {
+		return fmt.Errorf("connect to NATS at %s: %w", *natsURL, err)
+	}
+	defer nc.Drain()
+
+	w, err := orchestrator.NewWorker(ctx, nc, rt, cfg, log)
+	if err != nil {
+		return err
+	}
+	return w.Run(ctx)
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,49 @@
+package orchestrator
+
+import (
+	"os"
+	"time"
+)
+
+// Config configures a Worker.
+type Config struct {
+	// Worker names this worker in results and logs.
+	Worker string
+	// SandboxImage is the default sandbox image every sandbox builds on.
+	SandboxImage string
+	// Network is the Docker network sandbox containers join; NATS must be
+	// reachable from it at SandboxNATSURL.
+	Network string
+	// SandboxNATSURL is the NATS URL as a sandbox container sees it.
+	SandboxNATSURL string
+	// Concurrency is how many commands the worker handles at once.
+	Concurrency int
+	// ReadyTimeout bounds how long a started sandbox may take to answer.
+	ReadyTimeout time.Duration
+	// AckWait is how long a command may go without a sign of progress
+	// before JetStream redelivers it to another worker.
+	AckWait time.Duration
+	// MaxToolFileBytes bounds one user tool file.
+	MaxToolFileBytes int
+	// DefaultPIDs bounds the processes of a sandbox that sets no limit.
+	DefaultPIDs int64
+	// TmpSize is the size of a sandbox's /tmp (a tmpfs, counted in its memory).
+	TmpSize string
+}
+
+// DefaultConfig returns the configuration of a single local worker.
+func DefaultConfig() Config {
+	host, _ := os.Hostname()
+	return Config{
+		Worker:           "orchestrator-" + host,
+		SandboxImage:     "sandox/sandbox:latest",
+		Network:          "sandox",
+		SandboxNATSURL:   "nats://sandox-nats:4222",
+		Concurrency:      4,
+		ReadyTimeout:     60 * time.Second,
+		AckWait:          30 * time.Second,
+		MaxToolFileBytes: 1 << 20,
+		DefaultPIDs:      512,
+		TmpSize:          "256m",
+	}
+}

@@ -1,0 +1,156 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/resources"
+)
+
+func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+	if cmd.Group == nil {
+		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeBadRequest, "create_group without a group spec")
+	}
+	spec := *cmd.Group
+	spec.ID = cmd.GroupID
+	if err := w.checkGroupSpec(spec); err != nil {
+		return schemas.CommandResult{}, err
+	}
+	g := schemas.GroupStatus{ID: spec.ID, State: schemas.GroupCreated, Spec: spec, Sandboxes: []string{}}
+	if err := w.store.createGroup(ctx, g); err != nil {
+		return schemas.CommandResult{}, err
+	}
+	return schemas.CommandResult{Group: &g}, nil
+}
+
+// checkGroupSpec validates everything in a group spec that can be checked
+// before any sandbox exists, so that a bad spec is refused whole.
+func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
+	if err := schemas.ValidateID("group", spec.ID); err != nil {
+		return err
+	}
+	var errs []error
+	errs = append(errs, w.checkTools(spec.Tools))
+	if _, err := resources.Parse(spec.Compute); err != nil {
+		errs = append(errs, err)
+	}
+	seen := map[string]bool{}
+	for _, sb := range spec.Sandboxes {
+		if err := schemas.ValidateID("sandbox", sb.ID); err != nil {
+			errs = append(errs, err)
+		}
+		if seen[sb.ID] {
+			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "sandbox %q is listed twice", sb.ID))
+		}
+		seen[sb.ID] = true
+		errs = append(errs, w.checkTools(sb.Tools))
+		if _, err := resources.Parse(resources.Merge(spec.Compute, sb.Compute)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return schemas.Errorf(schemas.CodeBadRequest, "group %s: %v", spec.ID, err)
+	}
+	return nil
+}
+
+// startGroup creates and starts the group's initial sandboxes. A sandbox
+// that fails does not stop the others; the result lists every sandbox and
+// the error names those that failed.
+func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+	unlock := w.locks.lock("group/" + cmd.GroupID)
+	defer unlock()
+	g, _, err := w.store.group(ctx, cmd.GroupID)
+	if err != nil {
+		return schemas.CommandResult{}, err
+	}
+	if g.State == schemas.GroupRunning {
+		return schemas.CommandResult{Group: &g}, nil // starting twice is harmless
+	}
+	res := schemas.CommandResult{}
+	var errs []error
+	for _, spec := range g.Spec.Sandboxes {
+		st, err := w.ensureSandboxRunning(ctx, g, spec, cmd.ID)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if st.ID != "" {
+			res.Sandboxes = append(res.Sandboxes, st)
+		}
+	}
+	g, err = w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
+		g.State = schemas.GroupRunning
+		return nil
+	})
+	res.Group = &g
+	if err != nil {
+		return res, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return res, schemas.Errorf(wireError(errs[0]).Code, "group %s started with failures: %v", g.ID, err)
+	}
+	return res, nil
+}
+
+// ensureSandboxRunning creates (unless it exists) and starts an initial
+// sandbox of a group; starting a group twice leaves running ones alone.
+func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
+	st, _, err := w.store.sandbox(ctx, spec.ID)
+	if err != nil {
+		st, err = w.doCreateSandbox(ctx, g, spec, cmdID)
+		if err != nil {
+			return st, err
+		}
+	}
+	if st.State == schemas.StateRunning {
+		return st, nil
+	}
+	return w.doStartSandbox(ctx, st, cmdID)
+}
+
+// endGroup ends every sandbox of the group, removes anything left with the
+// group's label, and forgets the group.
+func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+	unlock := w.locks.lock("group/" + cmd.GroupID)
+	defer unlock()
+	g, _, err := w.store.group(ctx, cmd.GroupID)
+	if err != nil {
+		return schemas.CommandResult{}, err
+	}
+	var errs []error
+	var ended []schemas.SandboxStatus
+	for _, id := range g.Sandboxes {
+		st, err := w.doEndSandbox(ctx, id, cmd.ID)
+		if err != nil && wireError(err).Code != schemas.CodeNotFound {
+			errs = append(errs, err)
+		}
+		if st.ID != "" {
+			ended = append(ended, st)
+		}
+	}
+	// Belt and braces: containers of the group the state does not know of
+	// (a worker that died half way through a create).
+	left, err := w.rt.List(ctx, LabelGroup+"="+g.ID)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, c := range left {
+		sb := c.Labels[LabelSandbox]
+		if err := w.removeSandboxResources(ctx, c.ID, sb); err != nil {
+			errs = append(errs, err)
+		}
+		if !slices.Contains(g.Sandboxes, sb) {
+			_ = w.store.deleteSandbox(ctx, sb)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return schemas.CommandResult{Sandboxes: ended}, err
+	}
+	if err := w.store.deleteGroup(ctx, g.ID); err != nil {
+		return schemas.CommandResult{Sandboxes: ended}, err
+	}
+	g.State = schemas.GroupEnded
+	return schemas.CommandResult{Group: &g, Sandboxes: ended}, nil
+}

@@ -1,0 +1,74 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docker/docker/api/types/mount"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/docker"
+)
+
+// SandboxUser is the unprivileged user sandboxes run as.
+const SandboxUser = "10001:10001"
+
+// containerSpec is how a sandbox runs: unprivileged, every capability
+// dropped, a read-only root file system, a writable workspace volume and
+// /tmp, its resource limits, and what the executor needs to reach NATS.
+// It never gets the Docker socket or any secret beyond its own.
+func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) docker.ContainerSpec {
+	r := st.Resources
+	return docker.ContainerSpec{
+		Name:   ContainerName(st.ID),
+		Image:  st.Image,
+		Labels: labels,
+		User:   SandboxUser,
+		Env: []string{
+			"SANDOX_SANDBOX_ID=" + st.ID,
+			"SANDOX_GROUP_ID=" + st.GroupID,
+			"SANDOX_NATS_URL=" + w.cfg.SandboxNATSURL,
+		},
+		Network:      w.cfg.Network,
+		NanoCPUs:     r.NanoCPUs,
+		CPUSet:       r.CPUSet,
+		Memory:       r.MemoryBytes,
+		PidsLimit:    r.PIDs,
+		ReadOnlyRoot: true,
+		Hardened:     true,
+		Tmpfs:        map[string]string{"/tmp": "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777"},
+		Mounts: []mount.Mount{{
+			Type:   mount.TypeVolume,
+			Source: VolumeName(st.ID),
+			Target: "/workspace",
+		}},
+	}
+}
+
+// waitReady waits until the sandbox's executor answers a ping, the
+// container stops (an error with its last log lines), or ReadyTimeout.
+func (w *Worker) waitReady(ctx context.Context, st schemas.SandboxStatus) error {
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
+	defer cancel()
+	for {
+		pctx, pcancel := context.WithTimeout(ctx, 250*time.Millisecond)
+		_, err := w.nc.RequestWithContext(pctx, schemas.PingSubject(st.ID), nil)
+		pcancel()
+		if err == nil {
+			return nil
+		}
+		state, err := w.rt.Inspect(ctx, st.Container)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("sandbox %s: %w", st.ID, err)
+		}
+		if err == nil && !state.Running {
+			logs, _ := w.rt.Logs(context.WithoutCancel(ctx), st.Container, 20)
+			return schemas.Errorf(schemas.CodeUnavailable, "sandbox %s exited during start (exit code %d, oom killed %t): %s", st.ID, state.ExitCode, state.OOMKilled, logs)
+		}
+		if ctx.Err() != nil {
+			return schemas.Errorf(schemas.CodeTimeout, "sandbox %s did not answer within %s", st.ID, w.cfg.ReadyTimeout)
+		}
+	}
+}

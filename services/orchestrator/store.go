@@ -1,0 +1,148 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// store keeps group and sandbox state in JetStream key-value buckets, so
+// that every worker sees the same state and it outlives any one process.
+type store struct {
+	groups    jetstream.KeyValue
+	sandboxes jetstream.KeyValue
+}
+
+func openStore(ctx context.Context, js jetstream.JetStream) (*store, error) {
+	g, err := js.KeyValue(ctx, schemas.GroupBucket)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", schemas.GroupBucket, err)
+	}
+	s, err := js.KeyValue(ctx, schemas.SandboxBucket)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", schemas.SandboxBucket, err)
+	}
+	return &store{groups: g, sandboxes: s}, nil
+}
+
+func (s *store) group(ctx context.Context, id string) (schemas.GroupStatus, uint64, error) {
+	var g schemas.GroupStatus
+	rev, err := get(ctx, s.groups, id, &g)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return g, 0, schemas.Errorf(schemas.CodeNotFound, "group %q does not exist", id)
+	}
+	return g, rev, err
+}
+
+func (s *store) sandbox(ctx context.Context, id string) (schemas.SandboxStatus, uint64, error) {
+	var sb schemas.SandboxStatus
+	rev, err := get(ctx, s.sandboxes, id, &sb)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return sb, 0, schemas.Errorf(schemas.CodeNotFound, "sandbox %q does not exist", id)
+	}
+	return sb, rev, err
+}
+
+// createGroup records a new group; an existing id is CodeAlreadyExists.
+func (s *store) createGroup(ctx context.Context, g schemas.GroupStatus) error {
+	g.UpdatedAt = time.Now().UTC()
+	data, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	if _, err := s.groups.Create(ctx, g.ID, data); errors.Is(err, jetstream.ErrKeyExists) {
+		return schemas.Errorf(schemas.CodeAlreadyExists, "group %q already exists", g.ID)
+	} else if err != nil {
+		return fmt.Errorf("record group %s: %w", g.ID, err)
+	}
+	return nil
+}
+
+// createSandbox reserves a sandbox id; an existing id is CodeAlreadyExists.
+func (s *store) createSandbox(ctx context.Context, sb schemas.SandboxStatus) (uint64, error) {
+	sb.UpdatedAt = time.Now().UTC()
+	data, err := json.Marshal(sb)
+	if err != nil {
+		return 0, err
+	}
+	rev, err := s.sandboxes.Create(ctx, sb.ID, data)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return 0, schemas.Errorf(schemas.CodeAlreadyExists, "sandbox %q already exists", sb.ID)
+	} else if err != nil {
+		return 0, fmt.Errorf("record sandbox %s: %w", sb.ID, err)
+	}
+	return rev, nil
+}
+
+func (s *store) putSandbox(ctx context.Context, sb *schemas.SandboxStatus) error {
+	sb.UpdatedAt = time.Now().UTC()
+	data, err := json.Marshal(sb)
+	if err != nil {
+		return err
+	}
+	if _, err := s.sandboxes.Put(ctx, sb.ID, data); err != nil {
+		return fmt.Errorf("record sandbox %s: %w", sb.ID, err)
+	}
+	return nil
+}
+
+// updateGroup applies change to the group with compare-and-set, retrying
+// when another worker changed it in between.
+func (s *store) updateGroup(ctx context.Context, id string, change func(*schemas.GroupStatus) error) (schemas.GroupStatus, error) {
+	for range 10 {
+		g, rev, err := s.group(ctx, id)
+		if err != nil {
+			return g, err
+		}
+		if err := change(&g); err != nil {
+			return g, err
+		}
+		g.UpdatedAt = time.Now().UTC()
+		data, err := json.Marshal(g)
+		if err != nil {
+			return g, err
+		}
+		if _, err := s.groups.Update(ctx, id, data, rev); err == nil {
+			return g, nil
+		} else if !isWrongSequence(err) {
+			return g, fmt.Errorf("record group %s: %w", id, err)
+		}
+	}
+	return schemas.GroupStatus{}, schemas.Errorf(schemas.CodeConflict, "group %q changed too often to update", id)
+}
+
+func (s *store) deleteSandbox(ctx context.Context, id string) error {
+	if err := s.sandboxes.Delete(ctx, id); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("forget sandbox %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s *store) deleteGroup(ctx context.Context, id string) error {
+	if err := s.groups.Delete(ctx, id); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("forget group %s: %w", id, err)
+	}
+	return nil
+}
+
+func get(ctx context.Context, kv jetstream.KeyValue, key string, v any) (uint64, error) {
+	e, err := kv.Get(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	if err := json.Unmarshal(e.Value(), v); err != nil {
+		return 0, fmt.Errorf("decode %s/%s: %w", kv.Bucket(), key, err)
+	}
+	return e.Revision(), nil
+}
+
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}

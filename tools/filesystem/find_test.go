@@ -1,0 +1,173 @@
+package filesystem
+
+import (
+	"encoding/json"
+	"syscall"
+	"testing"
+
+	"github.com/sandox/sandox/tools"
+)
+
+var findTree = map[string]string{
+	"main.go":                "",
+	"README.md":              "",
+	"src/app.go":             "",
+	"src/app_test.go":        "",
+	"src/lib/util.go":        "",
+	"src/lib/deep/more.go":   "",
+	"tests/test_app.py":      "",
+	"tests/unit/test_lib.py": "",
+	".env":                   "",
+	".github/ci.yml":         "",
+	"src/.cache/x.go":        "",
+}
+
+func TestFindFiles(t *testing.T) {
+	tests := []struct {
+		name string
+		args args
+		want string
+	}{
+		{"name at any depth", args{"pattern": "*.go"},
+			"main.go\nsrc/app.go\nsrc/app_test.go\nsrc/lib/deep/more.go\nsrc/lib/util.go\n"},
+		{"double star", args{"pattern": "src/**/*.go"},
+			"src/app.go\nsrc/app_test.go\nsrc/lib/deep/more.go\nsrc/lib/util.go\n"},
+		{"leading double star", args{"pattern": "**/test_*.py"}, "tests/test_app.py\ntests/unit/test_lib.py\n"},
+		{"one level", args{"pattern": "src/*.go"}, "src/app.go\nsrc/app_test.go\n"},
+		{"double star in the middle", args{"pattern": "src/**/deep/*.go"}, "src/lib/deep/more.go\n"},
+		{"directories", args{"pattern": "src/*"}, "src/app.go\nsrc/app_test.go\nsrc/lib/\n"},
+		{"under a root", args{"pattern": "*.go", "path": "src/lib"}, "src/lib/deep/more.go\nsrc/lib/util.go\n"},
+		{"root-relative pattern under a root", args{"pattern": "deep/*.go", "path": "src/lib"}, "src/lib/deep/more.go\n"},
+		{"hidden on request", args{"pattern": "*.go", "path": "src", "include_hidden": true},
+			"src/.cache/x.go\nsrc/app.go\nsrc/app_test.go\nsrc/lib/deep/more.go\nsrc/lib/util.go\n"},
+		{"pattern naming a dot-file", args{"pattern": ".env"}, ".env\n"},
+		{"pattern naming a dot-directory", args{"pattern": ".github/*"}, ".github/ci.yml\n"},
+		{"character class", args{"pattern": "[A-Z]*.md"}, "README.md\n"},
+		{"no match", args{"pattern": "*.rs"}, "no paths match \"*.rs\" under .\n"},
+		{"missing literal prefix", args{"pattern": "nope/**/*.go"}, "no paths match \"nope/**/*.go\" under .\n"},
+		{"truncated", args{"pattern": "*.go", "max_results": 2},
+			"main.go\nsrc/app.go\n(showing the first 2 matches; more exist: narrow the pattern or raise max_results)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, findTree, 0)
+			res := fx.mustCall(t, "find_files", tt.args)
+			if res.Stdout != tt.want {
+				t.Fatalf("got\n%s\nwant\n%s", res.Stdout, tt.want)
+			}
+		})
+	}
+}
+
+func TestFindFilesReturn(t *testing.T) {
+	fx := newFixture(t, findTree, 0)
+	res := fx.mustCall(t, "find_files", args{"pattern": "*.py", "max_results": 1})
+	var got struct {
+		Matches   []string `json:"matches"`
+		Truncated bool     `json:"truncated"`
+	}
+	if err := json.Unmarshal(res.Return, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Matches) != 1 || got.Matches[0] != "tests/test_app.py" || !got.Truncated {
+		t.Fatalf("got %+v, want one match and truncated", got)
+	}
+}
+
+func TestFindFilesErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  args
+		class error
+		want  []string
+	}{
+		{"bad pattern", args{"pattern": "[a-"}, tools.ErrInvalidArgs, []string{`bad pattern "[a-"`}},
+		{"empty pattern", args{"pattern": ""}, tools.ErrInvalidArgs, []string{"bad pattern"}},
+		{"missing root", args{"pattern": "*", "path": "nope"}, tools.ErrNotFound, []string{`find_files "nope"`}},
+		{"root is a file", args{"pattern": "*", "path": "main.go"}, syscall.ENOTDIR, []string{`"main.go"`}},
+		{"max_results zero", args{"pattern": "*", "max_results": 0}, tools.ErrInvalidArgs, []string{"max_results"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, findTree, 0)
+			_, err := fx.call(t, "find_files", tt.args)
+			checkErr(t, err, tt.class, tt.want...)
+		})
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"*.go", "a.go", true},
+		{"*.go", "x/y/a.go", true},
+		{"*.go", "a.golang", false},
+		{"a/*.go", "a/b.go", true},
+		{"a/*.go", "a/b/c.go", false},
+		{"a/**/*.go", "a/b.go", true},
+		{"a/**/*.go", "a/b/c/d.go", true},
+		{"a/**", "a/b/c", true},
+		{"a/**", "b/c", false},
+		{"**/b", "b", true},
+		{"**/b", "x/y/b", true},
+		{"a/**/**/b", "a/b", true},
+		{"./a/b", "a/b", true},
+		{"/a/b", "a/b", true},
+		{"a/?.go", "a/xy.go", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern+" "+tt.path, func(t *testing.T) {
+			g, err := compileGlob(tt.pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := g.match(tt.path); got != tt.want {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGlobPrefix(t *testing.T) {
+	tests := []struct{ pattern, want string }{
+		{"*.go", ""},
+		{"src/*.go", "src"},
+		{"src/lib/**/*.go", "src/lib"},
+		{"src/l?b/*.go", "src"},
+		{"**/x", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			g, err := compileGlob(tt.pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := g.prefix(); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWalksFollowASymlinkedRoot(t *testing.T) {
+	fx := newFixture(t, map[string]string{"real/a.go": "package a\n", "ln": "->real"}, 0)
+	tests := []struct {
+		tool string
+		args args
+		want string
+	}{
+		{"find_files", args{"pattern": "*.go", "path": "ln"}, "ln/a.go\n"},
+		{"search_files", args{"pattern": "package", "path": "ln"}, "ln/a.go:1: package a\n"},
+		{"list_directory", args{"path": "ln"}, "ln/a.go  (10 bytes)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			res := fx.mustCall(t, tt.tool, tt.args)
+			if res.Stdout != tt.want {
+				t.Fatalf("got %q, want %q", res.Stdout, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,97 @@
+package filesystem
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestRelativePathsFollowDir(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	writeTree(t, first, map[string]string{"f.txt": "first"})
+	writeTree(t, second, map[string]string{"f.txt": "second", "sub/f.txt": "sub"})
+	dir := first
+	fx := &fixture{dir: first, tools: toolMap(Config{Dir: func() string { return dir }})}
+	tests := []struct {
+		name, dir, path, want string
+	}{
+		{"first directory", first, "f.txt", "first"},
+		{"directory changed between calls", second, "f.txt", "second"},
+		{"subdirectory", second, "sub/f.txt", "sub"},
+		{"parent reference", filepath.Join(second, "sub"), "../f.txt", "second"},
+		{"absolute path ignores the directory", second, filepath.Join(first, "f.txt"), "first"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir = tt.dir
+			res := fx.mustCall(t, "read_file", args{"path": tt.path})
+			if res.Stdout != tt.want {
+				t.Fatalf("got %q, want %q", res.Stdout, tt.want)
+			}
+		})
+	}
+}
+
+func TestDirDefaultsToWorkingDirectory(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"nil Dir", Config{}},
+		{"empty Dir", Config{Dir: func() string { return "" }}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fsys{cfg: tt.cfg}
+			if got := string(f.here()); got != wd {
+				t.Fatalf("got %q, want %q", got, wd)
+			}
+		})
+	}
+}
+
+func TestShow(t *testing.T) {
+	d := cwd("/work/app")
+	tests := []struct {
+		abs, want string
+	}{
+		{"/work/app", "."},
+		{"/work/app/a.txt", "a.txt"},
+		{"/work/app/src/main.go", "src/main.go"},
+		{"/work/application", "/work/application"},
+		{"/work", "/work"},
+		{"/etc/passwd", "/etc/passwd"},
+		{"/work/app/..x", "..x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.abs, func(t *testing.T) {
+			if got := d.show(tt.abs); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		p, dir string
+		want   bool
+	}{
+		{"/a/b", "/a", true},
+		{"/a", "/a", true},
+		{"/ab", "/a", false},
+		{"/a", "/a/b", false},
+		{"/x", "/", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.p+" in "+tt.dir, func(t *testing.T) {
+			if got := within(tt.p, tt.dir); got != tt.want {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,119 @@
+package filesystem
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"syscall"
+	"testing"
+
+	"github.com/sandox/sandox/tools"
+)
+
+func TestUploadFile(t *testing.T) {
+	bin := "\x00\xff\x10binary\n"
+	tests := []struct {
+		name, path, content, want, wantOut string
+	}{
+		{"new binary file", "up/data.bin", base64.StdEncoding.EncodeToString([]byte(bin)), bin, "uploaded 10 bytes to up/data.bin"},
+		{"replaces a file", "old.txt", base64.StdEncoding.EncodeToString([]byte("new")), "new", "uploaded 3 bytes to old.txt"},
+		{"without padding", "p.txt", base64.RawStdEncoding.EncodeToString([]byte("ab")), "ab", "uploaded 2 bytes"},
+		{"with line breaks", "l.txt", "aGVs\nbG8=\n", "hello", "uploaded 5 bytes"},
+		{"empty", "e.txt", "", "", "uploaded 0 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, map[string]string{"old.txt": "old"}, 0)
+			res := fx.mustCall(t, "upload_file", args{"path": tt.path, "content_base64": tt.content})
+			checkOut(t, res.Stdout, tt.wantOut)
+			if got := readBack(t, fx.path(tt.path)); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUploadFileErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  args
+		class error
+		want  []string
+	}{
+		{"not base64", args{"path": "x", "content_base64": "not base64!"}, tools.ErrInvalidArgs, []string{`upload_file "x"`, "not valid base64"}},
+		{"no content", args{"path": "x"}, tools.ErrInvalidArgs, []string{"content_base64"}},
+		{"directory", args{"path": "dir", "content_base64": "eA=="}, syscall.EISDIR, []string{`"dir"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, map[string]string{"dir/": ""}, 0)
+			_, err := fx.call(t, "upload_file", tt.args)
+			checkErr(t, err, tt.class, tt.want...)
+		})
+	}
+}
+
+func TestDownloadFile(t *testing.T) {
+	bin := "\x00\xff\x10binary\n"
+	fx := newFixture(t, map[string]string{"data.bin": bin, "empty": ""}, 0)
+	tests := []struct {
+		name, path, want string
+	}{
+		{"binary file", "data.bin", bin},
+		{"empty file", "empty", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := fx.mustCall(t, "download_file", args{"path": tt.path})
+			enc := base64.StdEncoding.EncodeToString([]byte(tt.want))
+			if res.Stdout != enc {
+				t.Fatalf("got stdout %q, want %q", res.Stdout, enc)
+			}
+			var got download
+			if err := json.Unmarshal(res.Return, &got); err != nil {
+				t.Fatal(err)
+			}
+			want := download{Path: tt.path, Size: int64(len(tt.want)), ContentBase64: enc}
+			if got != want {
+				t.Fatalf("got return %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestDownloadFileErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		path  string
+		class error
+		want  []string
+	}{
+		{"missing", "nope", tools.ErrNotFound, []string{`download_file "nope"`}},
+		{"directory", "dir", syscall.EISDIR, []string{`"dir"`}},
+		{"over the limit", "big.txt", tools.ErrTooLarge, []string{`"big.txt"`, "160 bytes", "over the 64 bytes limit"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, map[string]string{"dir/": "", "big.txt": bigText(20)}, 64)
+			_, err := fx.call(t, "download_file", args{"path": tt.path})
+			checkErr(t, err, tt.class, tt.want...)
+		})
+	}
+}
+
+func TestUploadDownloadRoundTrip(t *testing.T) {
+	fx := newFixture(t, nil, 0)
+	data := make([]byte, 256)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	enc := base64.StdEncoding.EncodeToString(data)
+	fx.mustCall(t, "upload_file", args{"path": "all.bin", "content_base64": enc})
+	res := fx.mustCall(t, "download_file", args{"path": "all.bin"})
+	if res.Stdout != enc {
+		t.Fatalf("got %q, want %q", res.Stdout, enc)
+	}
+	res = fx.mustCall(t, "read_file", args{"path": "all.bin", "encoding": "base64"})
+	if res.Stdout != enc {
+		t.Fatalf("got read_file base64 %q, want %q", res.Stdout, enc)
+	}
+}

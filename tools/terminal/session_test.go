@@ -1,0 +1,458 @@
+package terminal
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sandox/sandox/tools"
+)
+
+func TestStatePersists(t *testing.T) {
+	tests := []struct {
+		name   string
+		setup  string
+		check  string
+		want   string
+		inDirs []string // directories to create first, under the session's start dir
+	}{
+		{"working directory", "cd sub", "basename \"$PWD\"", "sub\n", []string{"sub"}},
+		{"exported variable", "export GREETING=hello", "echo $GREETING", "hello\n", nil},
+		{"shell variable", "count=41; count=$((count+1))", "echo $count", "42\n", nil},
+		{"shell function", "greet() { echo \"hi $1\"; }", "greet bob", "hi bob\n", nil},
+		{"alias", "alias ll='echo listing'", "ll", "listing\n", nil},
+		{"activated venv", "mkdir -p v/bin && printf 'export VIRTUAL_ENV=%s/v\\nPATH=\"$VIRTUAL_ENV/bin:$PATH\"\\n' \"$PWD\" > v/bin/activate && . v/bin/activate", "basename \"$VIRTUAL_ENV\"", "v\n", nil},
+		{"previous exit status", "(exit 7)", "echo $?", "7\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, d := range tt.inDirs {
+				if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := newTestManager(t, Config{Dir: dir})
+			res := mustCall(t, m, "run", map[string]any{"command": tt.setup, "timeout_seconds": waitLong.Seconds()})
+			if res.StillRunning {
+				t.Fatalf("setup %q still running", tt.setup)
+			}
+			if got := run(t, m, "", tt.check); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExitCodesAndOutput(t *testing.T) {
+	m := newTestManager(t, Config{})
+	tests := []struct {
+		name, command, want string
+		code                int
+	}{
+		{"success", "echo ok", "ok\n", 0},
+		{"failure", "false", "", 1},
+		{"explicit status", "(exit 3)", "", 3},
+		{"status of the last command", "echo one; (exit 4)", "one\n", 4},
+		{"syntax error", "if then fi", "bash: line 1: syntax error near unexpected token `then'\nbash: line 1: `if then fi'\n", 2},
+		{"unclosed quote", "echo \"unclosed", "bash: line 1: unexpected EOF while looking for matching `\"'\n", 2},
+		{"command not found", "no-such-command-xyz", "bash: no-such-command-xyz: command not found\n", 127},
+		{"stderr is merged", "echo out; echo err >&2", "out\nerr\n", 0},
+		{"no trailing newline", "printf abc", "abc", 0},
+		{"multi-line", "for i in 1 2 3\ndo\n  echo \"n=$i\"\ndone", "n=1\nn=2\nn=3\n", 0},
+		{"heredoc", "cat <<'EOF'\nline one\n  $HOME stays\nEOF\necho after", "line one\n  $HOME stays\nafter\n", 0},
+		{"heredoc to a file", "cat > f.txt <<EOF\nx=$((1+2))\nEOF\ncat f.txt", "x=3\n", 0},
+		{"line longer than the terminal's input buffer", "echo " + strings.Repeat("a", 10000), strings.Repeat("a", 10000) + "\n", 0},
+		{"reads stdin from a heredoc", "read -r x <<< 'piped'; echo \"got $x\"", "got piped\n", 0},
+		{"utf-8", "echo 'héllo wörld ✓'", "héllo wörld ✓\n", 0},
+		{"ansi colours stripped", `printf '\033[31mred\033[0m plain\n'`, "red plain\n", 0},
+		{"carriage return overwrites", `printf '10%%\r20%%\r30%%\n'`, "30%\n", 0},
+		{"crlf", `printf 'a\r\nb\r\n'`, "a\nb\n", 0},
+		{"osc title stripped", `printf '\033]0;title\007text\n'`, "text\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := mustCall(t, m, "run", map[string]any{"command": tt.command, "timeout_seconds": waitLong.Seconds()})
+			if res.StillRunning || res.ExitCode == nil {
+				t.Fatalf("got still running %v, exit %s; want finished", res.StillRunning, exitCode(res))
+			}
+			if *res.ExitCode != tt.code {
+				t.Fatalf("got exit %d, want %d (stdout %q)", *res.ExitCode, tt.code, res.Stdout)
+			}
+			if res.Stdout != tt.want {
+				t.Fatalf("got stdout %q, want %q", res.Stdout, tt.want)
+			}
+			if res.Stderr != "" {
+				t.Fatalf("got stderr %q, want none", res.Stderr)
+			}
+		})
+	}
+}
+
+func TestRawOutput(t *testing.T) {
+	m := newTestManager(t, Config{})
+	res := mustCall(t, m, "run", map[string]any{"command": `printf '\033[31mred\033[0m\n'`, "raw": true})
+	if want := "\x1b[31mred\x1b[0m\r\n"; res.Stdout != want {
+		t.Fatalf("got %q, want %q", res.Stdout, want)
+	}
+}
+
+func TestSoftTimeout(t *testing.T) {
+	m := newTestManager(t, Config{})
+	res := mustCall(t, m, "run", map[string]any{
+		"command":         "for i in 1 2 3 4 5; do echo tick $i; sleep 1; done",
+		"timeout_seconds": 1,
+	})
+	if !res.StillRunning || res.ExitCode != nil {
+		t.Fatalf("got still running %v, exit %s; want still running without exit code", res.StillRunning, exitCode(res))
+	}
+	if !strings.Contains(res.Stderr, "still running") {
+		t.Fatalf("got stderr %q, want a still-running note", res.Stderr)
+	}
+	seen := res.Stdout
+
+	t.Run("run refused while busy", func(t *testing.T) {
+		_, err := call(t, m, "run", map[string]any{"command": "echo hi"})
+		if !errors.Is(err, ErrBusy) {
+			t.Fatalf("got %v, want ErrBusy", err)
+		}
+		for _, hint := range []string{"terminal_tools.wait", "terminal_tools.interrupt", "another session"} {
+			if !strings.Contains(err.Error(), hint) {
+				t.Fatalf("got %q, want it to mention %q", err, hint)
+			}
+		}
+	})
+	t.Run("other sessions are free", func(t *testing.T) {
+		if got := run(t, m, "other", "echo free"); got != "free\n" {
+			t.Fatalf("got %q, want %q", got, "free\n")
+		}
+	})
+	t.Run("read_output returns new output", func(t *testing.T) {
+		res := mustCall(t, m, "read_output", map[string]any{})
+		seen += res.Stdout
+		if res.ExitCode == nil && !res.StillRunning {
+			t.Fatalf("got neither still running nor an exit code")
+		}
+	})
+	t.Run("wait returns the rest and the exit code", func(t *testing.T) {
+		res := mustCall(t, m, "wait", map[string]any{"timeout_seconds": waitLong.Seconds()})
+		seen += res.Stdout
+		if res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
+			t.Fatalf("got still running %v, exit %s; want exit 0", res.StillRunning, exitCode(res))
+		}
+		if want := "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n"; seen != want {
+			t.Fatalf("got all output %q, want %q", seen, want)
+		}
+	})
+	t.Run("read_output after the end", func(t *testing.T) {
+		res := mustCall(t, m, "read_output", map[string]any{"wait_seconds": 0.1})
+		if res.Stdout != "" || res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
+			t.Fatalf("got %q, still running %v, exit %s; want no output and exit 0", res.Stdout, res.StillRunning, exitCode(res))
+		}
+	})
+}
+
+func TestInterrupt(t *testing.T) {
+	const sleepThenEcho = "echo started; sleep 30; echo not reached"
+	tests := []struct {
+		name    string
+		command string
+		tool    string
+		args    map[string]any
+		want    int
+	}{
+		{"interrupt", sleepThenEcho, "interrupt", map[string]any{"wait_seconds": waitLong.Seconds()}, 130},
+		{"send_keys Ctrl-C", sleepThenEcho, "send_keys", map[string]any{"keys": []string{"Ctrl-C"}, "wait_seconds": waitLong.Seconds()}, 130},
+		{"interrupt a shell loop", "while :; do :; done; echo not reached", "interrupt", map[string]any{"wait_seconds": waitLong.Seconds()}, 130},
+		{"interrupt with force", "sleep 30", "interrupt", map[string]any{"force": true, "wait_seconds": waitLong.Seconds()}, 137},
+		{"force ignores SIGINT traps", "trap '' INT; sleep 30", "interrupt", map[string]any{"force": true, "wait_seconds": waitLong.Seconds()}, 137},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newTestManager(t, Config{})
+			res := mustCall(t, m, "run", map[string]any{"command": tt.command, "timeout_seconds": 0.2})
+			if !res.StillRunning {
+				t.Fatalf("got %q, exit %s; want sleep still running", res.Stdout, exitCode(res))
+			}
+			res = mustCall(t, m, tt.tool, tt.args)
+			if res.StillRunning || res.ExitCode == nil || *res.ExitCode != tt.want {
+				t.Fatalf("got still running %v, exit %s, stderr %q; want exit %d", res.StillRunning, exitCode(res), res.Stderr, tt.want)
+			}
+			if strings.Contains(res.Stdout, "not reached") {
+				t.Fatalf("got %q, want the rest of the command skipped", res.Stdout)
+			}
+			if got := run(t, m, "", "echo back"); got != "back\n" {
+				t.Fatalf("got %q after the interrupt, want %q", got, "back\n")
+			}
+		})
+	}
+}
+
+func TestInterruptIdle(t *testing.T) {
+	m := newTestManager(t, Config{})
+	run(t, m, "", "true")
+	res := mustCall(t, m, "interrupt", map[string]any{})
+	if !strings.Contains(res.Stderr, "nothing is running") {
+		t.Fatalf("got stderr %q, want a note that nothing runs", res.Stderr)
+	}
+}
+
+func TestInteractiveInput(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		prompt  string
+		tool    string
+		args    map[string]any
+		want    string
+	}{
+		{"read with enter", "read -p 'name? ' n; echo hello $n", "name? ", "send_input", map[string]any{"text": "Alice", "enter": true}, "hello Alice\n"},
+		{"read with newline", "read -p 'name? ' n; echo hello $n", "name? ", "send_input", map[string]any{"text": "Bob\n"}, "hello Bob\n"},
+		{"python input", "python3 -c 'print(\"hi \" + input(\"who? \"))'", "who? ", "send_input", map[string]any{"text": "Carol", "enter": true}, "hi Carol\n"},
+		{"cat until Ctrl-D", "cat", "", "send_keys", map[string]any{"keys": []string{"x", "y", "Enter", "Ctrl-D"}}, "xy\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newTestManager(t, Config{})
+			res := mustCall(t, m, "run", map[string]any{"command": tt.command, "timeout_seconds": 0.5})
+			out := res.Stdout
+			waitUntil(t, "the prompt", func() bool {
+				if strings.Contains(out, tt.prompt) {
+					return true
+				}
+				out += mustCall(t, m, "read_output", map[string]any{"wait_seconds": 0.2}).Stdout
+				return false
+			})
+			args := map[string]any{"wait_seconds": waitLong.Seconds()}
+			for k, v := range tt.args {
+				args[k] = v
+			}
+			res = mustCall(t, m, tt.tool, args)
+			if res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
+				t.Fatalf("got still running %v, exit %s, stdout %q; want exit 0", res.StillRunning, exitCode(res), res.Stdout)
+			}
+			if got := strings.TrimPrefix(out+res.Stdout, tt.prompt); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInputNeedsARunningCommand(t *testing.T) {
+	m := newTestManager(t, Config{})
+	run(t, m, "", "true")
+	_, err := call(t, m, "send_input", map[string]any{"text": "x"})
+	if !errors.Is(err, tools.ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+	_, err = call(t, m, "send_keys", map[string]any{"keys": []string{"Hyper-Q"}})
+	if !errors.Is(err, tools.ErrInvalidArgs) {
+		t.Fatalf("got %v, want ErrInvalidArgs for an unknown key", err)
+	}
+}
+
+func TestBackgroundServerSurvives(t *testing.T) {
+	m := newTestManager(t, Config{})
+	port := freePort(t)
+	res := mustCall(t, m, "run", map[string]any{"command": fmt.Sprintf("python3 -m http.server %d --bind 127.0.0.1 &", port), "timeout_seconds": waitLong.Seconds()})
+	if res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
+		t.Fatalf("got still running %v, exit %s; want the background start to return at once", res.StillRunning, exitCode(res))
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	waitUntil(t, "the server to answer 200", func() bool {
+		out := run(t, m, "", "curl -s -o /dev/null -w 'status=%{http_code}\\n' "+url+" || true")
+		return strings.Contains(out, "status=200\n")
+	})
+	if got := run(t, m, "", "sleep 100 & echo next"); !strings.Contains(got, "next\n") {
+		t.Fatalf("got %q, want the session free after a background sleep", got)
+	}
+}
+
+func TestSessionsAreIndependent(t *testing.T) {
+	m := newTestManager(t, Config{})
+	start := m.Dir()
+	run(t, m, "a", "export ONLY_A=1; cd /")
+	if got := run(t, m, "b", "echo ${ONLY_A:-unset}; pwd"); got != "unset\n"+start+"\n" {
+		t.Fatalf("got %q, want session b untouched by a", got)
+	}
+	if got := run(t, m, "a", "echo $ONLY_A; pwd"); got != "1\n/\n" {
+		t.Fatalf("got %q, want session a's state", got)
+	}
+	list := mustCall(t, m, "list_sessions", map[string]any{})
+	for _, name := range []string{"a\t", "b\t"} {
+		if !strings.Contains(list.Stdout, name) {
+			t.Fatalf("got %q, want session %q listed", list.Stdout, name)
+		}
+	}
+	mustCall(t, m, "close_session", map[string]any{"session": "b"})
+	list = mustCall(t, m, "list_sessions", map[string]any{})
+	if strings.Contains(list.Stdout, "b\t") {
+		t.Fatalf("got %q, want b gone", list.Stdout)
+	}
+	if _, err := call(t, m, "close_session", map[string]any{"session": "b"}); !errors.Is(err, tools.ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound closing b twice", err)
+	}
+	if _, err := call(t, m, "read_output", map[string]any{"session": "nope"}); !errors.Is(err, tools.ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound for an unknown session", err)
+	}
+}
+
+func TestShellExit(t *testing.T) {
+	m := newTestManager(t, Config{})
+	run(t, m, "", "export GONE=1")
+	res := mustCall(t, m, "run", map[string]any{"command": "echo bye; exit 5", "timeout_seconds": waitLong.Seconds()})
+	if res.ExitCode == nil || *res.ExitCode != 5 || !strings.Contains(res.Stdout, "bye") {
+		t.Fatalf("got %q, exit %s; want bye and exit 5", res.Stdout, exitCode(res))
+	}
+	if !strings.Contains(res.Stderr, "exited") {
+		t.Fatalf("got stderr %q, want a note that the shell exited", res.Stderr)
+	}
+	res = mustCall(t, m, "run", map[string]any{"command": "echo ${GONE:-fresh}"})
+	if res.Stdout != "fresh\n" || !strings.Contains(res.Stderr, "fresh one") {
+		t.Fatalf("got %q, stderr %q; want a fresh shell and a note", res.Stdout, res.Stderr)
+	}
+}
+
+func TestChangeDirectory(t *testing.T) {
+	m := newTestManager(t, Config{})
+	start := m.Dir()
+	if err := os.Mkdir(filepath.Join(start, "my dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(start, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, wantDir string
+		wantErr             error
+	}{
+		{"relative with a space", "my dir", filepath.Join(start, "my dir"), nil},
+		{"parent", "..", start, nil},
+		{"absolute", "/", "/", nil},
+		{"previous", "-", start, nil},
+		{"missing", "no/such/dir", start, tools.ErrNotFound},
+		{"a file", "file", start, tools.ErrInvalidArgs},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := call(t, m, "change_directory", map[string]any{"path": tt.path})
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), strconv.Quote(tt.path)) {
+					t.Fatalf("got %v, want %v naming %q", err, tt.wantErr, tt.path)
+				}
+			} else if err != nil || res.Stdout != tt.wantDir+"\n" {
+				t.Fatalf("got %q, %v; want %q", res.Stdout, err, tt.wantDir)
+			}
+			if got := m.Dir(); got != tt.wantDir {
+				t.Fatalf("got Dir %q, want %q", got, tt.wantDir)
+			}
+			if got := mustCall(t, m, "get_cwd", map[string]any{}).Stdout; got != tt.wantDir+"\n" {
+				t.Fatalf("got get_cwd %q, want %q", got, tt.wantDir)
+			}
+		})
+	}
+}
+
+func TestLongOutputTruncation(t *testing.T) {
+	const maxOut = 4096
+	m := newTestManager(t, Config{MaxOutput: maxOut})
+	var want strings.Builder
+	for i := 1; i <= 100000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	res := mustCall(t, m, "run", map[string]any{"command": "seq 1 100000", "timeout_seconds": waitLong.Seconds()})
+	if res.ExitCode == nil || *res.ExitCode != 0 {
+		t.Fatalf("got exit %s, want 0", exitCode(res))
+	}
+	if len(res.Stdout) > maxOut+200 {
+		t.Fatalf("got %d bytes, want at most about %d", len(res.Stdout), maxOut)
+	}
+	head, tail, ok := strings.Cut(res.Stdout, "[... ")
+	if !ok || !strings.HasPrefix(head, "1\n2\n3\n") || !strings.HasSuffix(tail, "\n100000\n") {
+		t.Fatalf("got %q, want the head, a truncation marker and the tail", res.Stdout)
+	}
+	var gap, from int64
+	if _, err := fmt.Sscanf(tail, "%d bytes truncated; read the rest with terminal_tools.read_output offset=%d", &gap, &from); err != nil {
+		t.Fatalf("marker %q: %v", tail[:80], err)
+	}
+	if !strings.Contains(res.Stderr, fmt.Sprintf("from offset %d to ", from)) {
+		t.Fatalf("got stderr %q, want a note with offset %d", res.Stderr, from)
+	}
+
+	// read from the cut to the end page by page, following the notes
+	var rest strings.Builder
+	next := regexp.MustCompile(`read_output offset=(\d+)`)
+	for off, pages := from, 0; ; pages++ {
+		if pages > 1000 {
+			t.Fatalf("got more than 1000 pages, want the end")
+		}
+		page := mustCall(t, m, "read_output", map[string]any{"offset": off})
+		if page.Stdout == "" {
+			t.Fatalf("got an empty page at offset %d", off)
+		}
+		rest.WriteString(page.Stdout)
+		match := next.FindStringSubmatch(page.Stderr)
+		if match == nil {
+			break
+		}
+		n, _ := strconv.ParseInt(match[1], 10, 64)
+		if n <= off {
+			t.Fatalf("got next offset %d after %d, want progress", n, off)
+		}
+		off = n
+	}
+	if got := head + rest.String(); got != want.String() {
+		t.Fatalf("got %d bytes reassembled, want %d; they differ", len(got), want.Len())
+	}
+}
+
+func TestCloseKillsEverything(t *testing.T) {
+	before := runtime.NumGoroutine()
+	m := NewManager(Config{Dir: t.TempDir()})
+	out := run(t, m, "", "sleep 1000 & echo $!")
+	bg, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		t.Fatalf("got %q, want a pid", out)
+	}
+	mustCall(t, m, "run", map[string]any{"command": "sleep 1000", "session": "busy", "timeout_seconds": 0.1})
+	if err := m.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	waitUntil(t, "the background sleep to die", func() bool { return !processAlive(bg) })
+	waitUntil(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
+	if _, err := call(t, m, "run", map[string]any{"command": "true"}); err == nil {
+		t.Fatalf("got no error running after Close, want one")
+	}
+}
+
+// processAlive reports whether pid runs and is no zombie.
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || !strings.HasPrefix(string(stat[i+1:]), " Z")
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
