@@ -2,7 +2,7 @@
 # its own container from this one image (see compose.yaml).
 ARG BASE=sandox/base:bookworm
 FROM ${BASE}
-RUN set -eux; \
+RUN set -eu; \
     groupadd --gid 10002 sandox-nats; \
     useradd --uid 10002 --gid 10002 --no-create-home --shell /usr/sbin/nologin sandox-nats; \
     mkdir -p /var/lib/sandox/nats; \

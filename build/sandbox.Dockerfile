@@ -6,7 +6,7 @@ FROM ${BASE}
 
 # python3 and procps are already in a base made by debootstrap; a pulled
 # debian:bookworm-slim needs them installed.
-RUN set -eux; \
+RUN set -eu; \
     if ! command -v python3 >/dev/null || ! command -v ps >/dev/null; then \
       export DEBIAN_FRONTEND=noninteractive; \
       apt-get update; \

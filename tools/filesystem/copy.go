@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -19,10 +20,19 @@ type copyStats struct {
 	bytes                       int64
 }
 
+// String summarises the copy: "4 files, 2 directories, 1 symlink", leaving
+// out counts of zero after the files.
 func (s copyStats) String() string {
-	out := fmt.Sprintf("%s, %s, %s", plural(s.files, "file"), plural(s.dirs, "directory"), plural(s.links, "symlink"))
+	parts := []string{plural(s.files, "file")}
+	if s.dirs > 0 {
+		parts = append(parts, plural(s.dirs, "directory"))
+	}
+	if s.links > 0 {
+		parts = append(parts, plural(s.links, "symlink"))
+	}
+	out := strings.Join(parts, ", ")
 	if s.skipped > 0 {
-		out += fmt.Sprintf("; skipped %d special files (sockets, pipes or devices)", s.skipped)
+		out += fmt.Sprintf("; skipped %s (sockets, pipes or devices)", plural(s.skipped, "special file"))
 	}
 	return out
 }

@@ -96,9 +96,9 @@ func (d cwd) isDirErr(op, abs string) error {
 	return d.errAt(op, abs, syscall.EISDIR, "use list_directory to see what it holds")
 }
 
-// notDirErr reports that abs is not a directory where op wants one.
-func (d cwd) notDirErr(op, abs string) error {
-	return d.errAt(op, abs, syscall.ENOTDIR, "")
+// notDirErr reports that abs, of mode m, is not the directory op wants.
+func (d cwd) notDirErr(op, abs string, m fs.FileMode, hint string) error {
+	return d.errAt(op, abs, fmt.Errorf("%w: it is a %s", syscall.ENOTDIR, kind(m)), hint)
 }
 
 // invalid reports arguments that cannot work on abs.

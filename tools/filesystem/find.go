@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/sandox/sandox/tools"
 )
@@ -40,7 +39,7 @@ func (f *fsys) findFiles() tools.Tool {
 			if err != nil {
 				return tools.Result{}, d.invalid(op, root, "bad pattern %q: %v", a.Pattern, err)
 			}
-			if err := d.checkDir(op, root); err != nil {
+			if err := d.checkDir(op, root, "use stat_path to check a single file"); err != nil {
 				return tools.Result{}, err
 			}
 			limit := a.MaxResults
@@ -76,14 +75,14 @@ func (f *fsys) findFiles() tools.Tool {
 		})
 }
 
-// checkDir fails unless abs is a directory.
-func (d cwd) checkDir(op, abs string) error {
+// checkDir fails unless abs is a directory; hint follows the error.
+func (d cwd) checkDir(op, abs, hint string) error {
 	info, err := os.Stat(abs)
 	if err != nil {
 		return d.fail(op, abs, err)
 	}
 	if !info.IsDir() {
-		return d.errAt(op, abs, fmt.Errorf("%w: it is a %s", syscall.ENOTDIR, kind(info.Mode())), "")
+		return d.notDirErr(op, abs, info.Mode(), hint)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/sandox/sandox/tools"
 )
@@ -53,14 +52,10 @@ func (f *fsys) listDirectory() tools.Tool {
 			if err != nil {
 				return tools.Result{}, err
 			}
-			info, err := os.Stat(abs)
-			if err != nil {
-				return tools.Result{}, d.fail(op, abs, err)
+			if err := d.checkDir(op, abs, "use stat_path or read_file"); err != nil {
+				return tools.Result{}, err
 			}
-			if !info.IsDir() {
-				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: it is a %s", syscall.ENOTDIR, kind(info.Mode())), "use stat_path or read_file")
-			}
-			l := &listing{d: d, depth: max(a.Depth, 1), hidden: a.ShowHidden}
+			l := &listing{d: d, depth: max(a.Depth, 1), hidden: a.ShowHidden, entries: []entry{}}
 			if err := l.walk(ctx, abs, 1); err != nil {
 				return tools.Result{}, d.fail(op, abs, err)
 			}
