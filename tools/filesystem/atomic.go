@@ -20,8 +20,9 @@ const (
 // and a full disk leaves the old content in place. A symbolic link is
 // followed and its target replaced; an existing file keeps its mode and,
 // where the platform allows, its owner. Missing parent directories are
-// created. replaceFile reports whether abs is new. Errors come from the os
-// package, unclassified.
+// created. A file in a directory the process may not write to is
+// rewritten in place instead. replaceFile reports whether abs is new.
+// Errors come from the os package, unclassified.
 func replaceFile(abs string, data []byte) (created bool, err error) {
 	target := abs
 	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
@@ -43,6 +44,10 @@ func replaceFile(abs string, data []byte) (created bool, err error) {
 		return false, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	if errors.Is(err, fs.ErrPermission) && info != nil {
+		// A writable file in a directory that is not: write in place.
+		return false, os.WriteFile(target, data, mode)
+	}
 	if err != nil {
 		return false, err
 	}

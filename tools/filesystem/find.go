@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/sandox/sandox/tools"
 )
@@ -48,9 +49,10 @@ func (f *fsys) findFiles() tools.Tool {
 			}
 			var matches []string
 			truncated := false
-			start := filepath.Join(root, filepath.FromSlash(g.prefix()))
+			prefix := g.prefix()
+			start := filepath.Join(root, filepath.FromSlash(prefix))
 			unreadable, err := walkTree(ctx, start, a.IncludeHidden || g.wantsHidden(), func(p, rel string, de fs.DirEntry) error {
-				if !g.match(path.Join(g.prefix(), rel)) {
+				if !g.match(path.Join(prefix, rel)) {
 					return nil
 				}
 				if len(matches) == limit {
@@ -64,7 +66,8 @@ func (f *fsys) findFiles() tools.Tool {
 				matches = append(matches, name)
 				return nil
 			})
-			if err != nil && !(start != root && errors.Is(err, fs.ErrNotExist)) {
+			noStart := start != root && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR))
+			if err != nil && !noStart { // a missing literal prefix only means no match
 				return tools.Result{}, d.fail(op, start, err)
 			}
 			ret, _ := json.Marshal(struct {

@@ -45,6 +45,7 @@ func TestFindFiles(t *testing.T) {
 		{"character class", args{"pattern": "[A-Z]*.md"}, "README.md\n"},
 		{"no match", args{"pattern": "*.rs"}, "no paths match \"*.rs\" under .\n"},
 		{"missing literal prefix", args{"pattern": "nope/**/*.go"}, "no paths match \"nope/**/*.go\" under .\n"},
+		{"file as a literal prefix", args{"pattern": "main.go/x/*"}, "no paths match \"main.go/x/*\" under .\n"},
 		{"truncated", args{"pattern": "*.go", "max_results": 2},
 			"main.go\nsrc/app.go\n(showing the first 2 matches; more exist: narrow the pattern or raise max_results)\n"},
 	}

@@ -61,7 +61,7 @@ func (f *fsys) readFile() tools.Tool {
 				return tools.Result{}, d.invalid(op, abs, "binary file (%s) cannot be read as text; read it with encoding \"base64\"", byteSize(info.Size()))
 			}
 			if !ranged && !a.LineNumbers {
-				data, err := d.readBounded(op, abs, br, info, f.cfg.MaxReadBytes, "; read a line range with start_line and end_line")
+				data, err := d.readBounded(op, abs, br, info, f.cfg.MaxReadBytes, "read a line range with start_line and end_line")
 				if err != nil {
 					return tools.Result{}, err
 				}

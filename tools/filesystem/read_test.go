@@ -87,7 +87,7 @@ func TestReadFileErrors(t *testing.T) {
 		{"argument of the wrong type", args{"path": "a.txt", "line_numbers": "yes"}, tools.ErrInvalidArgs, []string{"line_numbers"}},
 		{"empty path", args{"path": ""}, tools.ErrInvalidArgs, []string{"path is empty"}},
 		{"no path", args{}, tools.ErrInvalidArgs, []string{"path"}},
-		{"over the limit", args{"path": "big.txt"}, tools.ErrTooLarge, []string{`"big.txt"`, "160 bytes", "64 bytes limit", "start_line"}},
+		{"over the limit", args{"path": "big.txt"}, tools.ErrTooLarge, []string{`read_file "big.txt": too large: the file is 160 bytes, over the 64 bytes limit; read a line range with start_line and end_line`}},
 		{"range over the limit", args{"path": "big.txt", "start_line": 1, "end_line": 10}, tools.ErrTooLarge, []string{"lines 1 to 9", "fewer lines"}},
 		{"base64 over the limit", args{"path": "big.txt", "encoding": "base64"}, tools.ErrTooLarge, []string{"160 bytes"}},
 	}

@@ -1,0 +1,35 @@
+package terminal
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/sandox/sandox/tools"
+)
+
+func TestKeyBytes(t *testing.T) {
+	tests := []struct {
+		name string
+		keys []string
+		want string
+	}{
+		{"enter", []string{"Enter"}, "\r"},
+		{"ctrl-c spellings", []string{"Ctrl-C", "ctrl+c", "C-c", "^C"}, "\x03\x03\x03\x03"},
+		{"ctrl-d and ctrl-z", []string{"Ctrl-D", "Ctrl-Z"}, "\x04\x1a"},
+		{"arrows", []string{"Up", "Down", "Right", "Left"}, "\x1b[A\x1b[B\x1b[C\x1b[D"},
+		{"editing keys", []string{"Tab", "Escape", "Backspace"}, "\t\x1b\x7f"},
+		{"single characters", []string{"y", "Enter"}, "y\r"},
+		{"case-insensitive", []string{"ENTER", "tab"}, "\r\t"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := keyBytes(tt.keys)
+			if err != nil || string(got) != tt.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	if _, err := keyBytes([]string{"Ctrl-1"}); !errors.Is(err, tools.ErrInvalidArgs) {
+		t.Fatalf("got %v, want ErrInvalidArgs", err)
+	}
+}
