@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/services/docker"
