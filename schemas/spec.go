@@ -51,7 +51,8 @@ type SandboxSpec struct {
 	// Tools are added to the group's default tool files; a file with the
 	// same name replaces the group's.
 	Tools []ToolFile `json:"tools,omitempty"`
-	// Compute, when set, replaces the group's default resources.
+	// Compute, when set, overrides the group's default resources field by
+	// field: a field set here wins, an empty one keeps the group's.
 	Compute *ComputeResources `json:"compute,omitempty"`
 	// Databases, when set, replaces the group's default database access.
 	Databases *DatabaseAccess `json:"databases,omitempty"`

@@ -8,7 +8,8 @@ import (
 	"github.com/sandox/sandox/schemas"
 )
 
-// Result is what a successful tool call produced.
+// Result is what a tool call produced. A call that fails returns its error
+// together with a Result carrying the output it wrote before failing.
 type Result struct {
 	Stdout string
 	Stderr string

@@ -32,7 +32,7 @@ var errNotRunning = fmt.Errorf("no running command: %w", tools.ErrNotFound)
 // run starts script in the session and waits for it at most timeout (a
 // soft timeout: the command goes on after it). A busy session refuses with
 // ErrBusy. Cancelling ctx ends the wait early, as the timeout does.
-func (s *Session) run(ctx context.Context, script string, timeout time.Duration, opt viewOptions) (tools.Result, error) {
+func (s *session) run(ctx context.Context, script string, timeout time.Duration, opt viewOptions) (tools.Result, error) {
 	s.mu.Lock()
 	if s.exited {
 		s.mu.Unlock()
@@ -70,7 +70,7 @@ func (s *Session) run(ctx context.Context, script string, timeout time.Duration,
 	return s.result(c, v), nil
 }
 
-func (s *Session) busyError(c *command) error {
+func (s *session) busyError(c *command) error {
 	return fmt.Errorf("session %q is still running %q (started %s ago): wait for it with terminal_tools.wait or terminal_tools.read_output, stop it with terminal_tools.interrupt, or pass another session name: %w",
 		s.name, firstLine(c.text), time.Since(c.started).Round(time.Second), ErrBusy)
 }
@@ -78,7 +78,7 @@ func (s *Session) busyError(c *command) error {
 // read returns the output the agent has not seen yet, after waiting up to
 // wait for the running command to finish. With offset set it returns the
 // output from that offset on instead, without waiting.
-func (s *Session) read(ctx context.Context, wait time.Duration, offset *int64, opt viewOptions) tools.Result {
+func (s *session) read(ctx context.Context, wait time.Duration, offset *int64, opt viewOptions) tools.Result {
 	if offset == nil && wait > 0 {
 		s.waitFor(ctx, time.Now().Add(wait), func() bool { return s.cur == nil || s.cur.done })
 	}
@@ -97,7 +97,7 @@ func (s *Session) read(ctx context.Context, wait time.Duration, offset *int64, o
 
 // input writes p to the running program and returns its output once it
 // finished, or its output paused for settleTime, or wait passed.
-func (s *Session) input(ctx context.Context, p []byte, wait time.Duration, opt viewOptions) (tools.Result, error) {
+func (s *session) input(ctx context.Context, p []byte, wait time.Duration, opt viewOptions) (tools.Result, error) {
 	s.mu.Lock()
 	c, mark := s.cur, s.out.end()
 	running := c != nil && !c.done
@@ -118,7 +118,7 @@ func (s *Session) input(ctx context.Context, p []byte, wait time.Duration, opt v
 // interrupt stops the running command: Ctrl-C, which the terminal turns
 // into SIGINT for the foreground process group, or with force SIGKILL to
 // that group. It waits up to wait for the command to finish.
-func (s *Session) interrupt(ctx context.Context, force bool, wait time.Duration, opt viewOptions) (tools.Result, error) {
+func (s *session) interrupt(ctx context.Context, force bool, wait time.Duration, opt viewOptions) (tools.Result, error) {
 	s.mu.Lock()
 	c := s.cur
 	running := c != nil && !c.done
@@ -139,7 +139,7 @@ func (s *Session) interrupt(ctx context.Context, force bool, wait time.Duration,
 	return res, nil
 }
 
-func (s *Session) signal(force bool) error {
+func (s *session) signal(force bool) error {
 	if !force {
 		return s.write([]byte{0x03})
 	}
@@ -160,7 +160,7 @@ func (s *Session) signal(force bool) error {
 
 // result turns a view of command c's output into an observation. s.mu is
 // held.
-func (s *Session) result(c *command, v view) tools.Result {
+func (s *session) result(c *command, v view) tools.Result {
 	res := tools.Result{Stdout: s.unwrap(v.text, c)}
 	notes := v.notes
 	switch {
@@ -186,7 +186,7 @@ func (s *Session) result(c *command, v view) tools.Result {
 // name ("bash: /tmp/…/cmd.bash: line 1: …") and, when the first line is
 // quoted, the start marker's printf before the command. A person typing
 // the command would see neither.
-func (s *Session) unwrap(text string, c *command) string {
+func (s *session) unwrap(text string, c *command) string {
 	text = strings.ReplaceAll(text, s.script+": ", "")
 	if c != nil {
 		text = strings.ReplaceAll(text, commandPrefix(s.nonce, c.seq), "")
@@ -195,8 +195,11 @@ func (s *Session) unwrap(text string, c *command) string {
 }
 
 func joinNotes(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case b == "":
+		return a
 	}
 	return a + "\n" + b
 }

@@ -92,13 +92,13 @@ func sessionEnv(cfg Config) []string {
 // Manager owns the terminal sessions of a sandbox, one persistent shell per
 // session name, created on first use. It is safe for concurrent use.
 //
-// Lock order: Manager.mu before Session.mu; neither is held while waiting
+// Lock order: Manager.mu before session.mu; neither is held while waiting
 // for a command.
 type Manager struct {
 	cfg Config
 
 	mu       sync.Mutex
-	sessions map[string]*Session
+	sessions map[string]*session
 	lastDir  string // of the default session, once it is gone
 	closed   bool
 }
@@ -106,15 +106,15 @@ type Manager struct {
 // NewManager returns a manager with no sessions yet.
 func NewManager(cfg Config) *Manager {
 	cfg = cfg.withDefaults()
-	return &Manager{cfg: cfg, sessions: make(map[string]*Session), lastDir: cfg.Dir}
+	return &Manager{cfg: cfg, sessions: make(map[string]*session), lastDir: cfg.Dir}
 }
 
 var errClosed = errors.New("terminal manager closed")
 
-// session returns the live session name, starting it when create is set.
+// lookup returns the live session name, starting it when create is set.
 // A session whose shell has exited is replaced; note then says so. Without
 // create, a missing session is an error wrapping tools.ErrNotFound.
-func (m *Manager) session(ctx context.Context, name string, create bool) (s *Session, note string, err error) {
+func (m *Manager) lookup(ctx context.Context, name string, create bool) (s *session, note string, err error) {
 	if name == "" {
 		name = DefaultSession
 	}
@@ -124,7 +124,7 @@ func (m *Manager) session(ctx context.Context, name string, create bool) (s *Ses
 		return nil, "", errClosed
 	}
 	s = m.sessions[name]
-	var stale *Session
+	var stale *session
 	if s != nil && !s.alive() && create {
 		stale, s = s, nil
 		delete(m.sessions, name)
@@ -140,7 +140,7 @@ func (m *Manager) session(ctx context.Context, name string, create bool) (s *Ses
 	m.mu.Unlock()
 	if stale != nil {
 		m.rememberDir(stale)
-		_ = stale.Close()
+		_ = stale.close()
 	}
 	if err != nil {
 		return nil, "", err
@@ -158,21 +158,21 @@ func (m *Manager) session(ctx context.Context, name string, create bool) (s *Ses
 }
 
 // remove closes s and forgets it.
-func (m *Manager) remove(s *Session) error {
+func (m *Manager) remove(s *session) error {
 	m.mu.Lock()
 	if m.sessions[s.name] == s {
 		delete(m.sessions, s.name)
 	}
 	m.mu.Unlock()
 	m.rememberDir(s)
-	return s.Close()
+	return s.close()
 }
 
-func (m *Manager) rememberDir(s *Session) {
+func (m *Manager) rememberDir(s *session) {
 	if s.name != DefaultSession {
 		return
 	}
-	dir := s.Dir()
+	dir := s.workDir()
 	m.mu.Lock()
 	m.lastDir = dir
 	m.mu.Unlock()
@@ -201,7 +201,7 @@ func (m *Manager) Dir() string {
 	if s == nil {
 		return dir
 	}
-	return s.Dir()
+	return s.workDir()
 }
 
 // Close kills every session, with its background jobs, and waits for the
@@ -211,11 +211,11 @@ func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
 	sessions := m.sessions
-	m.sessions = map[string]*Session{}
+	m.sessions = map[string]*session{}
 	m.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
-		errs = append(errs, s.Close())
+		errs = append(errs, s.close())
 	}
 	return errors.Join(errs...)
 }
@@ -232,14 +232,14 @@ type sessionInfo struct {
 
 func (m *Manager) list() []sessionInfo {
 	m.mu.Lock()
-	sessions := make([]*Session, 0, len(m.sessions))
+	sessions := make([]*session, 0, len(m.sessions))
 	for _, s := range m.sessions {
 		sessions = append(sessions, s)
 	}
 	m.mu.Unlock()
 	infos := make([]sessionInfo, 0, len(sessions))
 	for _, s := range sessions {
-		info := sessionInfo{Name: s.name, Dir: s.Dir(), PID: s.pid}
+		info := sessionInfo{Name: s.name, Dir: s.workDir(), PID: s.pid}
 		s.mu.Lock()
 		info.Exited = s.exited
 		if c := s.cur; c != nil && !c.done {

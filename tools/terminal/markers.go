@@ -26,7 +26,8 @@ import (
 // printed by PROMPT_COMMAND, which bash runs before every prompt: after the
 // command finished, failed, was interrupted by Ctrl-C or stopped by
 // Ctrl-Z. Background jobs do not delay it, as nothing waits for the
-// terminal to close.
+// terminal to close. PROMPT_COMMAND and the two helper functions are
+// read-only, so that a command cannot switch the end marker off.
 //
 // A marker is a line of its own: the ASCII record separator (0x1e),
 // "sandox:", the session's random nonce (so program output cannot forge
@@ -166,7 +167,8 @@ __sandox_prompt() {
 	fi
 	return "$__sandox_status"
 }
-PROMPT_COMMAND=__sandox_prompt
+readonly -f __sandox_restore __sandox_prompt
+readonly PROMPT_COMMAND=__sandox_prompt
 printf '\036sandox:%s:0:ready\n'
 `, nonce, nonce)
 }

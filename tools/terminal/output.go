@@ -10,7 +10,7 @@ import (
 // absolute offset, counted from the session's start, so that an offset an
 // agent was given stays valid while output goes on. It keeps at least limit
 // bytes (at most a quarter more, so that dropping old output is a rare
-// copy). It is not safe for concurrent use; Session.mu guards it.
+// copy). It is not safe for concurrent use; session.mu guards it.
 type outputBuffer struct {
 	data  []byte
 	base  int64 // offset of data[0]

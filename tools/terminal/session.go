@@ -28,13 +28,13 @@ const (
 	termRows, termCols = 50, 200
 )
 
-// Session is one persistent bash on a PTY. Its methods are safe for
+// session is one persistent bash on a PTY. Its methods are safe for
 // concurrent use; one command runs at a time.
 //
 // Two goroutines belong to a session: copyOutput copies the terminal's output
 // into the buffer, watch waits for the shell to exit and then finishes the
-// session. Close stops both and waits for them.
-type Session struct {
+// session. close stops both and waits for them.
+type session struct {
 	name   string
 	nonce  string
 	dir    string // temporary directory for the rc and command files
@@ -62,6 +62,7 @@ type Session struct {
 	done       chan struct{} // closed when watch has finished the session
 	wg         sync.WaitGroup
 	closeOnce  sync.Once
+	closeErr   error
 }
 
 // command is one run of a command in a session.
@@ -79,7 +80,7 @@ type command struct {
 
 // startSession starts the shell of a new session. It does not wait for the
 // shell to be ready; waitReady does.
-func startSession(cfg Config, name string) (*Session, error) {
+func startSession(cfg Config, name string) (*session, error) {
 	dir, err := os.MkdirTemp("", "sandox-terminal-")
 	if err != nil {
 		return nil, fmt.Errorf("session %q: %w", name, err)
@@ -105,7 +106,7 @@ func startSession(cfg Config, name string) (*Session, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("session %q: %w", name, err)
 	}
-	s := &Session{
+	s := &session{
 		name:       name,
 		nonce:      nonce,
 		dir:        dir,
@@ -128,7 +129,7 @@ func startSession(cfg Config, name string) (*Session, error) {
 
 // copyOutput copies the terminal's output into the buffer until the terminal
 // closes.
-func (s *Session) copyOutput() {
+func (s *session) copyOutput() {
 	defer s.wg.Done()
 	defer close(s.readerDone)
 	buf := make([]byte, 32<<10)
@@ -146,7 +147,7 @@ func (s *Session) copyOutput() {
 }
 
 // consume applies output and markers to the session state. s.mu is held.
-func (s *Session) consume(pieces []piece) {
+func (s *session) consume(pieces []piece) {
 	for _, p := range pieces {
 		if p.mark == nil {
 			s.out.write(p.text)
@@ -169,7 +170,7 @@ func (s *Session) consume(pieces []piece) {
 }
 
 // notify wakes everyone waiting for a change. s.mu is held.
-func (s *Session) notify() {
+func (s *session) notify() {
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
@@ -177,7 +178,7 @@ func (s *Session) notify() {
 // watch waits for the shell to exit, kills what is left of its jobs, lets
 // the reader drain the terminal and finishes the running command with the
 // shell's exit status.
-func (s *Session) watch() {
+func (s *session) watch() {
 	defer s.wg.Done()
 	defer close(s.done)
 	_ = s.cmd.Wait()
@@ -199,26 +200,27 @@ func (s *Session) watch() {
 	s.notify()
 }
 
-// Close kills the shell and every process of its terminal, and waits for
-// the session's goroutines. It is safe to call more than once.
-func (s *Session) Close() error {
-	var err error
+// close kills the shell and every process of its terminal, and waits for
+// the session's goroutines. It is safe to call more than once and from
+// several goroutines; every call returns once the session is closed.
+func (s *session) close() error {
 	s.closeOnce.Do(func() {
 		killSession(s.pid)
 		<-s.done
 		s.wg.Wait()
+		var err error
 		if cerr := s.ptmx.Close(); cerr != nil && !errors.Is(cerr, os.ErrClosed) {
 			err = fmt.Errorf("session %q: %w", s.name, cerr)
 		}
-		err = errors.Join(err, os.RemoveAll(s.dir))
+		s.closeErr = errors.Join(err, os.RemoveAll(s.dir))
 	})
-	return err
+	return s.closeErr
 }
 
 // waitReady blocks until the shell has run its startup file. An error
 // means the shell did not start (the session is of no use) unless it is
 // ctx's error.
-func (s *Session) waitReady(ctx context.Context) error {
+func (s *session) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(startTimeout)
 	s.waitFor(ctx, deadline, func() bool { return s.ready || s.exited })
 	s.mu.Lock()
@@ -238,7 +240,7 @@ func (s *Session) waitReady(ctx context.Context) error {
 
 // waitFor blocks until cond (called with s.mu held) is true, the deadline
 // passes or ctx ends.
-func (s *Session) waitFor(ctx context.Context, deadline time.Time, cond func() bool) {
+func (s *session) waitFor(ctx context.Context, deadline time.Time, cond func() bool) {
 	for {
 		s.mu.Lock()
 		ok, changed := cond(), s.changed
@@ -261,7 +263,7 @@ func (s *Session) waitFor(ctx context.Context, deadline time.Time, cond func() b
 }
 
 // write sends p to the terminal, as typed.
-func (s *Session) write(p []byte) error {
+func (s *session) write(p []byte) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if err := s.ptmx.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
@@ -276,9 +278,9 @@ func (s *Session) write(p []byte) error {
 	return nil
 }
 
-// Dir returns the shell's working directory, or the last one known when
+// workDir returns the shell's working directory, or the last one known when
 // the shell is gone.
-func (s *Session) Dir() string {
+func (s *session) workDir() string {
 	dir, err := processDir(s.pid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -289,7 +291,7 @@ func (s *Session) Dir() string {
 }
 
 // alive reports whether the shell is still running.
-func (s *Session) alive() bool {
+func (s *session) alive() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return !s.exited

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sandox/sandox/tools"
 )
@@ -455,4 +457,43 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+func TestCancelledContextReturnsOutputSoFar(t *testing.T) {
+	m := newTestManager(t, Config{})
+	var runTool tools.Tool
+	for _, tool := range m.Tools() {
+		if tool.Name == "run" {
+			runTool = tool
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	printed := func() bool {
+		m.mu.Lock()
+		s := m.sessions[DefaultSession]
+		m.mu.Unlock()
+		if s == nil {
+			return false
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.cur != nil && s.out.end() > s.cur.start
+	}
+	stopped := make(chan struct{})
+	go func() {
+		// cancel once the command has printed, as a caller giving up would
+		defer close(stopped)
+		defer cancel()
+		for deadline := time.Now().Add(waitLong); !printed() && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond) // poll interval
+		}
+	}()
+	defer func() { <-stopped }()
+	res, err := runTool.Call(ctx, []byte(`{"command": "echo begun; sleep 30", "timeout_seconds": 600}`))
+	if err != nil {
+		t.Fatalf("got %v, want no error", err)
+	}
+	if !res.StillRunning || res.Stdout != "begun\n" {
+		t.Fatalf("got %q, still running %v; want the output so far and still running", res.Stdout, res.StillRunning)
+	}
 }

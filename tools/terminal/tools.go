@@ -126,7 +126,7 @@ func withNote(res tools.Result, note string) tools.Result {
 
 // runIn runs script in the named session, starting the session if needed.
 func (m *Manager) runIn(ctx context.Context, session, script string, timeout time.Duration, opt viewOptions) (tools.Result, error) {
-	s, note, err := m.session(ctx, session, true)
+	s, note, err := m.lookup(ctx, session, true)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -139,7 +139,7 @@ func (m *Manager) run(ctx context.Context, a runArgs) (tools.Result, error) {
 }
 
 func (m *Manager) readOutput(ctx context.Context, a readOutputArgs) (tools.Result, error) {
-	s, _, err := m.session(ctx, a.Session, false)
+	s, _, err := m.lookup(ctx, a.Session, false)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -147,7 +147,7 @@ func (m *Manager) readOutput(ctx context.Context, a readOutputArgs) (tools.Resul
 }
 
 func (m *Manager) wait(ctx context.Context, a waitArgs) (tools.Result, error) {
-	s, _, err := m.session(ctx, a.Session, false)
+	s, _, err := m.lookup(ctx, a.Session, false)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -155,7 +155,7 @@ func (m *Manager) wait(ctx context.Context, a waitArgs) (tools.Result, error) {
 }
 
 func (m *Manager) sendInput(ctx context.Context, a sendInputArgs) (tools.Result, error) {
-	s, _, err := m.session(ctx, a.Session, false)
+	s, _, err := m.lookup(ctx, a.Session, false)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -174,7 +174,7 @@ func (m *Manager) sendKeys(ctx context.Context, a sendKeysArgs) (tools.Result, e
 	if err != nil {
 		return tools.Result{}, err
 	}
-	s, _, err := m.session(ctx, a.Session, false)
+	s, _, err := m.lookup(ctx, a.Session, false)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -182,7 +182,7 @@ func (m *Manager) sendKeys(ctx context.Context, a sendKeysArgs) (tools.Result, e
 }
 
 func (m *Manager) interrupt(ctx context.Context, a interruptArgs) (tools.Result, error) {
-	s, _, err := m.session(ctx, a.Session, false)
+	s, _, err := m.lookup(ctx, a.Session, false)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -213,7 +213,7 @@ func (m *Manager) listSessions(_ context.Context, _ listSessionsArgs) (tools.Res
 }
 
 func (m *Manager) closeSession(ctx context.Context, a closeSessionArgs) (tools.Result, error) {
-	s, _, err := m.session(ctx, a.Session, false)
+	s, _, err := m.lookup(ctx, a.Session, false)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -224,7 +224,7 @@ func (m *Manager) closeSession(ctx context.Context, a closeSessionArgs) (tools.R
 }
 
 func (m *Manager) changeDirectory(ctx context.Context, a changeDirectoryArgs) (tools.Result, error) {
-	s, note, err := m.session(ctx, a.Session, true)
+	s, note, err := m.lookup(ctx, a.Session, true)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -233,7 +233,7 @@ func (m *Manager) changeDirectory(ctx context.Context, a changeDirectoryArgs) (t
 		return withNote(res, note), err
 	}
 	if *res.ExitCode != 0 {
-		return tools.Result{}, cdError(a.Path, s.Dir(), strings.TrimSpace(res.Stdout))
+		return tools.Result{}, cdError(a.Path, s.workDir(), strings.TrimSpace(res.Stdout))
 	}
 	return withNote(res, note), nil
 }
@@ -276,9 +276,9 @@ func cdError(path, dir, msg string) error {
 }
 
 func (m *Manager) getCwd(ctx context.Context, a getCwdArgs) (tools.Result, error) {
-	s, note, err := m.session(ctx, a.Session, true)
+	s, note, err := m.lookup(ctx, a.Session, true)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return withNote(tools.Result{Stdout: s.Dir() + "\n"}, note), nil
+	return withNote(tools.Result{Stdout: s.workDir() + "\n"}, note), nil
 }
