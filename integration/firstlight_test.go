@@ -79,6 +79,29 @@ func TestFirstLight(t *testing.T) {
 		}
 	})
 
+	t.Run("the sandbox describes its built-in and user tools", func(t *testing.T) {
+		descs, err := sb.Tools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]schemas.ToolDescription{}
+		for _, d := range descs {
+			byName[d.Name] = d
+		}
+		for name, source := range map[string]string{
+			"filesystem_tools.read_file": "builtin", "terminal_tools.run": "builtin",
+			"first_tools.greet": "python", "first_tools.add": "python",
+		} {
+			d, ok := byName[name]
+			if !ok || d.Source != source || d.Description == "" || !json.Valid(d.Parameters) {
+				t.Errorf("%s: got %+v, want a %s tool with a description and a parameters schema", name, d, source)
+			}
+		}
+		if p := string(byName["first_tools.add"].Parameters); !strings.Contains(p, `"integer"`) || !strings.Contains(p, `"required"`) {
+			t.Errorf("got parameters %s, want integer a and b required (from the signature)", p)
+		}
+	})
+
 	t.Run("async batch through a future", func(t *testing.T) {
 		f, err := sb.SendActionsAsync(ctx, schemas.Actions{
 			{Tool: "terminal_tools.run", Args: json.RawMessage(`{"command": "sleep 1; echo later"}`)},

@@ -48,6 +48,9 @@ type ContainerSpec struct {
 	PublishLocal map[string]string
 	// RestartUnlessStopped restarts the container when it exits.
 	RestartUnlessStopped bool
+	// Init runs the engine's init (tini) as PID 1, which reaps orphaned
+	// processes so that they do not pile up as zombies.
+	Init bool
 }
 
 // Create creates the container (not started) and returns its id.
@@ -74,6 +77,9 @@ func (c *Client) Create(ctx context.Context, spec ContainerSpec) (string, error)
 	}
 	if spec.Memory > 0 {
 		host.Resources.MemorySwap = spec.Memory // no swap beyond the limit
+	}
+	if spec.Init {
+		host.Init = &spec.Init
 	}
 	if spec.PidsLimit > 0 {
 		host.Resources.PidsLimit = &spec.PidsLimit

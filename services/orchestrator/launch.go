@@ -38,6 +38,7 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 		PidsLimit:    r.PIDs,
 		ReadOnlyRoot: true,
 		Hardened:     true,
+		Init:         true,
 		Tmpfs:        map[string]string{"/tmp": "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777"},
 		Mounts: []mount.Mount{{
 			Type:   mount.TypeVolume,

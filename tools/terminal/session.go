@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/creack/pty"
@@ -182,7 +183,10 @@ func (s *session) watch() {
 	defer s.wg.Done()
 	defer close(s.done)
 	_ = s.cmd.Wait()
-	status := s.cmd.ProcessState.ExitCode() // -1 when killed by a signal
+	status := s.cmd.ProcessState.ExitCode()
+	if ws, ok := s.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		status = 128 + int(ws.Signal()) // as bash reports a killed command
+	}
 	killSession(s.pid)
 	select {
 	case <-s.readerDone:

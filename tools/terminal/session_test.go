@@ -270,7 +270,7 @@ func TestBackgroundServerSurvives(t *testing.T) {
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	waitUntil(t, "the server to answer 200", func() bool {
-		out := run(t, m, "", "curl -s -o /dev/null -w 'status=%{http_code}\\n' "+url+" || true")
+		out := run(t, m, "", "python3 -c 'import sys, urllib.request as u; print(\"status=%d\" % u.urlopen(sys.argv[1]).status)' "+url+" 2>/dev/null || true")
 		return strings.Contains(out, "status=200\n")
 	})
 	if got := run(t, m, "", "sleep 100 & echo next"); !strings.Contains(got, "next\n") {
