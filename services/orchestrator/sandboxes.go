@@ -193,7 +193,7 @@ func (w *Worker) removeSandboxResources(ctx context.Context, container, sandboxI
 }
 
 func toolModules(files []schemas.ToolFile) []string {
-	out := []string{"database_tools", "filesystem_tools", "terminal_tools", "web_tools"}
+	out := []string{"filesystem_tools", "terminal_tools"}
 	for _, f := range files {
 		m := strings.TrimSuffix(f.Name, ".py")
 		if !slices.Contains(out, m) {
