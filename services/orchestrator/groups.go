@@ -19,7 +19,7 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 		return schemas.CommandResult{}, err
 	}
 	g := schemas.GroupStatus{ID: spec.ID, State: schemas.GroupCreated, Spec: spec, Sandboxes: []string{}}
-	if err := w.store.createGroup(ctx, g); err != nil {
+	if err := w.store.createGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
 	}
 	return schemas.CommandResult{Group: &g}, nil

@@ -50,7 +50,7 @@ func (s *store) sandbox(ctx context.Context, id string) (schemas.SandboxStatus, 
 }
 
 // createGroup records a new group; an existing id is CodeAlreadyExists.
-func (s *store) createGroup(ctx context.Context, g schemas.GroupStatus) error {
+func (s *store) createGroup(ctx context.Context, g *schemas.GroupStatus) error {
 	g.UpdatedAt = time.Now().UTC()
 	data, err := json.Marshal(g)
 	if err != nil {
