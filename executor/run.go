@@ -15,25 +15,46 @@ type Resolver interface {
 	Resolve(ref string) (tools.Tool, error)
 }
 
+// LimitChecker reports the limits the sandbox ran into since it was last
+// asked (see limits.Watcher).
+type LimitChecker interface {
+	Check() []schemas.LimitHit
+}
+
 // RunBatch runs actions in order and returns one observation per action.
 // A failing action yields an observation that says why and the batch goes
 // on, unless stopOnError is set: then the remaining actions are answered
 // with CodeSkipped. actionTimeout bounds each action (0: no bound beyond ctx).
 // RunBatch blocks until every action has run.
-func RunBatch(ctx context.Context, r Resolver, actions schemas.Actions, stopOnError bool, actionTimeout time.Duration) []schemas.Observation {
+//
+// When lc is not nil, RunBatch asks it for limit hits after each action and
+// puts them in that action's observation, so that the action that ran out
+// of memory says so. Hits found before the first action (a background
+// process killed between batches, a notice from the orchestrator) go into
+// the first observation.
+func RunBatch(ctx context.Context, r Resolver, lc LimitChecker, actions schemas.Actions, stopOnError bool, actionTimeout time.Duration) []schemas.Observation {
 	out := make([]schemas.Observation, 0, len(actions))
+	var before []schemas.LimitHit
+	if lc != nil && len(actions) > 0 {
+		before = lc.Check()
+	}
 	failed := ""
 	for _, a := range actions {
+		var obs schemas.Observation
 		if failed != "" {
-			out = append(out, schemas.Observation{
+			obs = schemas.Observation{
 				Tool:  a.Tool,
 				Error: schemas.Errorf(schemas.CodeSkipped, "not run: %s failed and the batch stops on failure", failed),
-			})
-			continue
+			}
+		} else {
+			obs = runAction(ctx, r, a, actionTimeout)
+			if obs.Error != nil && stopOnError {
+				failed = obs.Tool
+			}
 		}
-		obs := runAction(ctx, r, a, actionTimeout)
-		if obs.Error != nil && stopOnError {
-			failed = obs.Tool
+		if lc != nil {
+			obs.LimitsHit = append(before, lc.Check()...)
+			before = nil
 		}
 		out = append(out, obs)
 	}

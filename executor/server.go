@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/sandox/sandox/executor/limits"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
@@ -24,7 +25,14 @@ type Config struct {
 	// QueueLength bounds the batches waiting to run; more are refused with
 	// CodeResourceExhausted. 0 means 64.
 	QueueLength int
+	// Limits watches the sandbox's limits: its hits go into observations,
+	// its disk figure answers the stats subject, and notices are queued on
+	// it. nil means none of that: observations carry no limit hits, and
+	// stats and notices are answered with an error.
+	Limits *limits.Watcher
 }
+
+var _ LimitChecker = (*limits.Watcher)(nil)
 
 // Server serves one sandbox's subjects. Create it with NewServer and run it
 // with Serve.
@@ -56,27 +64,31 @@ func (s *Server) Serve(ctx context.Context) error {
 		return err
 	}
 	batches := make(chan *nats.Msg, s.cfg.QueueLength)
-	actionsSub, err := s.nc.Subscribe(schemas.ActionsSubject(id), func(m *nats.Msg) {
+	queue := func(m *nats.Msg) {
 		select {
 		case batches <- m:
 		default:
 			s.replyError(m, schemas.Errorf(schemas.CodeResourceExhausted, "sandbox %s has %d batches waiting; try again later", id, s.cfg.QueueLength))
 		}
-	})
-	if err != nil {
-		return fmt.Errorf("subscribe to actions: %w", err)
 	}
-	defer actionsSub.Unsubscribe()
-	pingSub, err := s.nc.Subscribe(schemas.PingSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte("pong")) })
-	if err != nil {
-		return fmt.Errorf("subscribe to ping: %w", err)
+	handlers := []struct {
+		subject string
+		handle  nats.MsgHandler
+	}{
+		{schemas.ActionsSubject(id), queue},
+		{schemas.ToolsSubject(id), s.serveTools},
+		{schemas.StatsSubject(id), s.serveStats},
+		{schemas.NoticeSubject(id), s.serveNotice},
+		// Last: a pong means every other subject is served.
+		{schemas.PingSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte("pong")) }},
 	}
-	defer pingSub.Unsubscribe()
-	toolsSub, err := s.nc.Subscribe(schemas.ToolsSubject(id), s.serveTools)
-	if err != nil {
-		return fmt.Errorf("subscribe to tools: %w", err)
+	for _, h := range handlers {
+		sub, err := s.nc.Subscribe(h.subject, h.handle)
+		if err != nil {
+			return fmt.Errorf("subscribe to %s: %w", h.subject, err)
+		}
+		defer sub.Unsubscribe()
 	}
-	defer toolsSub.Unsubscribe()
 	if err := s.nc.Flush(); err != nil {
 		return fmt.Errorf("flush subscriptions: %w", err)
 	}
@@ -106,7 +118,11 @@ func (s *Server) serveBatch(ctx context.Context, m *nats.Msg) {
 	} else {
 		stop, _ := strconv.ParseBool(m.Header.Get(schemas.HeaderStopOnError))
 		start := time.Now()
-		res.Observations = RunBatch(ctx, s.reg, actions, stop, s.cfg.ActionTimeout)
+		var lc LimitChecker
+		if s.cfg.Limits != nil {
+			lc = s.cfg.Limits
+		}
+		res.Observations = RunBatch(ctx, s.reg, lc, actions, stop, s.cfg.ActionTimeout)
 		s.log.Debug("batch done", "batch", res.BatchID, "actions", len(actions), "took", time.Since(start))
 	}
 	s.reply(m, res)
@@ -137,10 +153,18 @@ func (s *Server) reply(m *nats.Msg, res schemas.BatchResult) {
 }
 
 func (s *Server) serveTools(m *nats.Msg) {
-	data, err := json.Marshal(s.reg.Describe())
+	s.respondJSON(m, s.reg.Describe())
+}
+
+// respondJSON answers a request with v encoded as JSON; an error answer is
+// a *schemas.Error, {"code": ..., "message": ...}.
+func (s *Server) respondJSON(m *nats.Msg, v any) {
+	data, err := json.Marshal(v)
 	if err != nil {
-		s.log.Error("encode tool descriptions", "err", err)
+		s.log.Error("encode reply", "subject", m.Subject, "err", err)
 		return
 	}
-	_ = m.Respond(data)
+	if err := m.Respond(data); err != nil && !errors.Is(err, nats.ErrConnectionClosed) && !errors.Is(err, nats.ErrMsgNoReply) {
+		s.log.Error("reply", "subject", m.Subject, "err", err)
+	}
 }

@@ -51,6 +51,11 @@ func testRegistry(log *[]string, mu *sync.Mutex) *tools.Registry {
 
 func startServer(t *testing.T, reg *tools.Registry) *nats.Conn {
 	t.Helper()
+	return startServerWith(t, reg, Config{SandboxID: "sb-1"})
+}
+
+func startServerWith(t *testing.T, reg *tools.Registry, srvCfg Config) *nats.Conn {
+	t.Helper()
 	cfg := natsd.DefaultConfig()
 	cfg.Port = -1
 	cfg.StoreDir = t.TempDir()
@@ -65,7 +70,7 @@ func startServer(t *testing.T, reg *tools.Registry) *nats.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	srv := NewServer(nc, reg, Config{SandboxID: "sb-1"}, slog.New(slog.DiscardHandler))
+	srv := NewServer(nc, reg, srvCfg, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx) }()

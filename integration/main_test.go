@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/services/disks"
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
@@ -99,6 +100,11 @@ func setup(ctx context.Context) (func() error, error) {
 	ocfg.Network = env.network
 	ocfg.SandboxNATSURL = env.url
 	ocfg.ReadyTimeout = 90 * time.Second
+	disksDir, err := os.MkdirTemp("", "sandox-it-disks")
+	if err != nil {
+		return nil, err
+	}
+	ocfg.DisksDir = disksDir
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	w, err := orchestrator.NewWorker(ctx, env.nc, d, ocfg, log)
 	if err != nil {
@@ -122,6 +128,14 @@ func setup(ctx context.Context) (func() error, error) {
 			_ = d.RemoveVolume(context.Background(), orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))
 		}
 		nerr := d.RemoveNetwork(context.Background(), env.network)
+		// And their disks go once their volumes are gone.
+		pool := disks.Pool{Dir: disksDir}
+		if left, err := pool.List(); err == nil {
+			for _, dk := range left {
+				_ = pool.Detach(dk.Name)
+			}
+		}
+		os.RemoveAll(disksDir)
 		d.Close()
 		if werr != nil {
 			return werr

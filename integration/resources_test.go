@@ -22,11 +22,11 @@ func TestComputeResources(t *testing.T) {
 		Sandboxes: []sdk.InitialSandbox{
 			{ID: "it-res-small"},
 			{ID: "it-res-relative", SandboxOptions: sdk.SandboxOptions{
-				ComputeResources:  &schemas.ComputeResources{CPU: "50%", Memory: "1%"},
+				ComputeResources:  &schemas.ComputeResources{CPU: "25%", Memory: "1%"},
 				AttachedDatabases: &schemas.DatabaseAccess{{Database: "qdrant", Namespace: "docs", Read: true}},
 			}},
 			{ID: "it-res-neighbour", SandboxOptions: sdk.SandboxOptions{
-				ComputeResources: &schemas.ComputeResources{CPU: "1", Memory: "256MiB"},
+				ComputeResources: &schemas.ComputeResources{CPU: "0.5", Memory: "256MiB"},
 			}},
 		},
 	})
@@ -47,8 +47,8 @@ func TestComputeResources(t *testing.T) {
 			databases int
 		}{
 			{small, 5e8, 128 << 20, 64, 0},
-			{rel, int64(host.CPUs) * 1e9 / 2, host.MemoryBytes / 100, 64, 1},
-			{neighbour, 1e9, 256 << 20, 64, 0},
+			{rel, int64(host.CPUs) * 1e9 / 4, host.MemoryBytes / 100, 64, 1},
+			{neighbour, 5e8, 256 << 20, 64, 0},
 		}
 		for _, tt := range tests {
 			st := tt.sb.Status()
@@ -141,6 +141,51 @@ func TestComputeResources(t *testing.T) {
 					t.Fatalf("got %v, want %v naming %q", err, tt.want, tt.text)
 				}
 			})
+		}
+	})
+
+	t.Run("a request that does not fit in what is left is refused", func(t *testing.T) {
+		host, err := env.docker.Host(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The three sandboxes above hold at least one core, so all the
+		// host's cores no longer fit.
+		all := &schemas.ComputeResources{CPU: strconv.Itoa(host.CPUs)}
+		_, err = group.CreateSandbox(ctx, "it-res-unschedulable", sdk.SandboxOptions{ComputeResources: all})
+		if !errors.Is(err, sdk.ErrResourceExhausted) || !strings.Contains(err.Error(), "does not fit: cpu: asked") {
+			t.Fatalf("got %v, want refused for CPU", err)
+		}
+		if n := groupContainers(t, "it-res"); n != 3 {
+			t.Fatalf("got %d containers in the group, want the refused sandbox to leave none", n)
+		}
+		// A group that allows overcommit takes it.
+		over := newGroup(t, sdk.GroupConfig{ID: "it-res-over", Overcommit: 2})
+		sb := startSandbox(t, over, "it-res-over-all", sdk.SandboxOptions{ComputeResources: all})
+		if got := sb.Status().Resources.NanoCPUs; got != int64(host.CPUs)*1e9 {
+			t.Fatalf("got %d nano-CPUs, want all %d cores under overcommit", got, host.CPUs)
+		}
+		if err := over.End(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Once released, what that group held is free again: without the
+		// release, a second such sandbox would not fit even under overcommit.
+		again := newGroup(t, sdk.GroupConfig{ID: "it-res-over-again", Overcommit: 2})
+		startSandbox(t, again, "it-res-over-again", sdk.SandboxOptions{ComputeResources: all})
+		if err := again.End(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("pinning keeps a sandbox on its cores", func(t *testing.T) {
+		sb := startSandbox(t, group, "it-res-pinned", sdk.SandboxOptions{ComputeResources: &schemas.ComputeResources{CPUSet: "0"}})
+		obs := send(t, sb, `{"terminal_tools.run": {"args": {"command": "python3 -c 'import os; print(sorted(os.sched_getaffinity(0)))'; cat /sys/fs/cgroup/cpuset/cpuset.cpus 2>/dev/null || cat /sys/fs/cgroup/cpuset.cpus.effective"}}}`)
+		mustOK(t, obs[0])
+		if lines := strings.Fields(obs[0].Stdout); len(lines) != 2 || lines[0] != "[0]" || lines[1] != "0" {
+			t.Fatalf("got %q, want affinity [0] and cpuset 0", obs[0].Stdout)
+		}
+		if err := sb.End(ctx); err != nil {
+			t.Fatal(err)
 		}
 	})
 

@@ -21,6 +21,27 @@ type Observation struct {
 	Error *Error `json:"error,omitempty"`
 	// DurationMS is how long the call took, in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
+	// LimitsHit lists the limits the sandbox ran into while the call ran
+	// (or since the previous observation): a process killed for memory, a
+	// fork refused, a full disk, a restart.
+	LimitsHit []LimitHit `json:"limits_hit,omitempty"`
+}
+
+// The resources a LimitHit names.
+const (
+	LimitMemory = "memory" // the kernel killed a process: out of memory
+	LimitPIDs   = "pids"   // a fork or thread was refused: too many processes
+	LimitDisk   = "disk"   // the sandbox's disk is full
+)
+
+// LimitHit says that a sandbox ran into one of its limits.
+type LimitHit struct {
+	// Resource is LimitMemory, LimitPIDs or LimitDisk.
+	Resource string `json:"resource" jsonschema:"enum=memory,enum=pids,enum=disk"`
+	// Count is how many times it happened (processes killed, forks refused).
+	Count int64 `json:"count"`
+	// Message says what happened and what the limit is.
+	Message string `json:"message"`
 }
 
 // BatchResult is the reply to an action batch: one observation per action,

@@ -28,7 +28,27 @@ type ComputeResources struct {
 	MemoryBandwidthBestEffort bool `json:"memory_bandwidth_best_effort,omitempty"`
 	// PIDs bounds the number of processes and threads (0: the default).
 	PIDs int64 `json:"pids,omitempty"`
+	// OnOOM is what happens when the kernel kills a process of the sandbox
+	// for exceeding Memory: OnOOMContinue (the default), OnOOMRestart or
+	// OnOOMFail.
+	OnOOM OOMPolicy `json:"on_oom,omitempty" jsonschema:"enum=continue,enum=restart,enum=fail"`
 }
+
+// OOMPolicy is what the orchestrator does when a sandbox runs out of memory.
+type OOMPolicy string
+
+// The OOM policies.
+const (
+	// OnOOMContinue leaves the sandbox running: the killed process is
+	// reported in the next observation, the status and the events. If the
+	// sandbox's executor itself was killed, the sandbox is restarted.
+	OnOOMContinue OOMPolicy = "continue"
+	// OnOOMRestart restarts the sandbox: every process starts afresh,
+	// /workspace is kept.
+	OnOOMRestart OOMPolicy = "restart"
+	// OnOOMFail stops the sandbox and marks it failed.
+	OnOOMFail OOMPolicy = "fail"
+)
 
 // DatabaseGrant gives a sandbox read and/or write access to one namespace of
 // one shared database.

@@ -10,6 +10,7 @@ const (
 	StateCreated SandboxState = "created" // image built, container created, not started
 	StateRunning SandboxState = "running" // the executor answers
 	StateFailed  SandboxState = "failed"  // it stopped by itself (Reason says why)
+	StateEnding  SandboxState = "ending"  // being removed on request
 	StateEnded   SandboxState = "ended"   // ended on request, container removed
 )
 
@@ -24,6 +25,8 @@ type ResolvedResources struct {
 	MemoryBandwidthBytes    int64 `json:"memory_bandwidth_bytes,omitempty"`
 	MemoryBandwidthEnforced bool  `json:"memory_bandwidth_enforced"`
 	PIDs                    int64 `json:"pids,omitempty"`
+	// OnOOM is the resolved OOM policy.
+	OnOOM OOMPolicy `json:"on_oom,omitempty"`
 }
 
 // SandboxStatus is the recorded state of a sandbox, kept in SandboxBucket.
@@ -38,8 +41,16 @@ type SandboxStatus struct {
 	Resources ResolvedResources `json:"resources"`
 	Databases DatabaseAccess    `json:"databases,omitempty"`
 	// ImageReused is true when an image of the same tool set already existed.
-	ImageReused bool      `json:"image_reused"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	ImageReused bool `json:"image_reused"`
+	// DiskDevice is the loop device holding the sandbox's /workspace when
+	// it has a disk limit.
+	DiskDevice string `json:"disk_device,omitempty"`
+	// OOMKills counts the processes the kernel killed for memory, and
+	// Restarts the times the orchestrator restarted the sandbox.
+	OOMKills  int64     `json:"oom_kills,omitempty"`
+	Restarts  int       `json:"restarts,omitempty"`
+	LastOOMAt time.Time `json:"last_oom_at,omitzero"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // GroupState is where a group is in its life.

@@ -20,6 +20,10 @@ const (
 	// state of groups and sandboxes, keyed by id.
 	GroupBucket   = "sandox_groups"
 	SandboxBucket = "sandox_sandboxes"
+	// LedgerBucket holds, under LedgerKey, the resources.Ledger of what
+	// the orchestrator has handed out, updated with compare-and-set.
+	LedgerBucket = "sandox_ledger"
+	LedgerKey    = "host"
 
 	// Headers on messages.
 	HeaderCommandID   = "Sandox-Command-Id"
@@ -44,6 +48,14 @@ func PingSubject(sandboxID string) string { return "sandbox." + sandboxID + ".pi
 
 // ToolsSubject answers with the descriptions of the sandbox's tools.
 func ToolsSubject(sandboxID string) string { return "sandbox." + sandboxID + ".tools" }
+
+// StatsSubject answers with the sandbox's own reading of its disk use, a
+// SandboxUsage with DiskBytes set.
+func StatsSubject(sandboxID string) string { return "sandbox." + sandboxID + ".stats" }
+
+// NoticeSubject takes, from the orchestrator, a LimitHit that the executor
+// attaches to its next observation (for example after a restart).
+func NoticeSubject(sandboxID string) string { return "sandbox." + sandboxID + ".notice" }
 
 // SandboxSubjects matches every subject one sandbox's executor serves.
 func SandboxSubjects(sandboxID string) string { return "sandbox." + sandboxID + ".>" }

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
 )
@@ -21,11 +23,14 @@ type Future struct {
 	batchID string
 	sent    time.Time
 
-	mu   sync.Mutex
-	sub  *nats.Subscription
-	obs  []schemas.Observation
-	err  error
-	done chan struct{}
+	mu     sync.Mutex
+	sub    *nats.Subscription
+	evSub  *nats.Subscription
+	events chan *nats.Msg
+	lost   string // why the batch will not be answered, from an event
+	obs    []schemas.Observation
+	err    error
+	done   chan struct{}
 }
 
 // BatchID identifies the batch; its observations are recorded under
@@ -41,14 +46,68 @@ func (f *Future) Wait(ctx context.Context) ([]schemas.Observation, error) {
 	}
 	ctx, cancel := withDefault(ctx, f.sandbox.group.opts.actionTimeout)
 	defer cancel()
-	m, err := f.sub.NextMsgWithContext(ctx)
-	if err != nil {
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go f.watchLoss(wctx, stop)
+	// Between waits, check that the sandbox still runs: a batch sent to a
+	// stopped sandbox is recorded by the events stream but never answered.
+	for poll := time.Second; ; poll = min(2*poll, 10*time.Second) {
+		pctx, pcancel := context.WithTimeout(wctx, poll)
+		m, err := f.sub.NextMsgWithContext(pctx)
+		pcancel()
+		if err == nil {
+			return f.settle(m)
+		}
 		if obs, err, ok := f.result(); ok { // a concurrent call got it
 			return obs, err
 		}
-		return nil, f.waitError(ctx, err)
+		if why := f.lostReason(); why != "" {
+			return nil, fmt.Errorf("sandbox %s: %w: %s while the batch ran; its observations are lost", f.sandbox.id, ErrSandboxGone, why)
+		}
+		if wctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return nil, f.waitError(ctx, err)
+		}
+		if err := f.goneError(ctx); err != nil {
+			return nil, err
+		}
 	}
-	return f.settle(m)
+}
+
+// watchLoss calls stop when an event says the sandbox restarted or
+// stopped, so that Wait does not wait for an answer that cannot come.
+func (f *Future) watchLoss(ctx context.Context, stop func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-f.events:
+			var ev schemas.Event
+			if json.Unmarshal(m.Data, &ev) != nil || !ev.Time.After(f.sent) {
+				continue
+			}
+			lost := ev.Kind == schemas.EventExited ||
+				(ev.Kind == schemas.EventStateChanged && ev.Sandbox != nil && ev.Sandbox.State == schemas.StateRunning && strings.HasPrefix(ev.Message, "restarted"))
+			if !lost {
+				continue
+			}
+			f.mu.Lock()
+			f.lost = ev.Message
+			f.mu.Unlock()
+			// Give an answer already on its way a moment to arrive.
+			select {
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+			stop()
+			return
+		}
+	}
+}
+
+func (f *Future) lostReason() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lost
 }
 
 // Poll returns the observations if they have arrived: done reports whether
@@ -96,6 +155,7 @@ func (f *Future) settle(m *nats.Msg) ([]schemas.Observation, error) {
 	}
 	f.obs, f.err = res.Observations, err
 	f.sub.Unsubscribe()
+	f.evSub.Unsubscribe()
 	close(f.done)
 	return f.obs, f.err
 }
@@ -103,17 +163,27 @@ func (f *Future) settle(m *nats.Msg) ([]schemas.Observation, error) {
 // waitError explains why no answer came: the sandbox does not exist, is not
 // running, or simply did not answer in time.
 func (f *Future) waitError(ctx context.Context, err error) error {
-	c, lerr := f.sandbox.group.link()
-	if lerr == nil {
-		st, serr := sandboxState(context.WithoutCancel(ctx), c, f.sandbox.id)
-		switch {
-		case errors.Is(serr, ErrNotFound):
-			return fmt.Errorf("sandbox %s: %w (it was ended or never created)", f.sandbox.id, ErrNotFound)
-		case serr == nil && st.State != schemas.StateRunning:
-			return fmt.Errorf("sandbox %s is %s: %w: %s", f.sandbox.id, st.State, ErrSandboxGone, st.Reason)
-		}
+	if gerr := f.goneError(ctx); gerr != nil {
+		return gerr
 	}
 	return fmt.Errorf("%w: sandbox %s: no observations after %s: %w", ErrTimeout, f.sandbox.id, time.Since(f.sent).Round(time.Millisecond), err)
+}
+
+// goneError says why the sandbox cannot answer (it does not exist or is not
+// running), or is nil when it may still answer.
+func (f *Future) goneError(ctx context.Context) error {
+	c, err := f.sandbox.group.link()
+	if err != nil {
+		return nil
+	}
+	st, err := sandboxState(context.WithoutCancel(ctx), c, f.sandbox.id)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return fmt.Errorf("sandbox %s: %w (it was ended or never created)", f.sandbox.id, ErrNotFound)
+	case err == nil && st.State != schemas.StateRunning:
+		return fmt.Errorf("sandbox %s is %s: %w: %s", f.sandbox.id, st.State, ErrSandboxGone, st.Reason)
+	}
+	return nil
 }
 
 // sandboxState reads a sandbox's recorded state from the key-value bucket.
@@ -126,8 +196,10 @@ func sandboxState(ctx context.Context, c *conn, id string) (schemas.SandboxStatu
 		return st, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	e, err := kv.Get(ctx, id)
-	if err != nil {
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return st, fmt.Errorf("%w: %v", ErrNotFound, err)
+	} else if err != nil {
+		return st, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	if err := json.Unmarshal(e.Value(), &st); err != nil {
 		return st, fmt.Errorf("%w: %v", ErrInternal, err)

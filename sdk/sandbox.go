@@ -34,6 +34,22 @@ func (s *Sandbox) Status() schemas.SandboxStatus {
 	return s.status
 }
 
+// Refresh reads the sandbox's recorded state afresh: whether it is still
+// running, how many of its processes were killed for memory, how often it
+// was restarted, and why it failed.
+func (s *Sandbox) Refresh(ctx context.Context) (schemas.SandboxStatus, error) {
+	c, err := s.group.link()
+	if err != nil {
+		return schemas.SandboxStatus{}, err
+	}
+	st, err := sandboxState(ctx, c, s.id)
+	if err != nil {
+		return st, fmt.Errorf("sandbox %s: %w", s.id, err)
+	}
+	s.setStatus(st)
+	return st, nil
+}
+
 func (s *Sandbox) setStatus(st schemas.SandboxStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -144,11 +160,20 @@ func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions,
 	msg.Data = data
 	msg.Header.Set(schemas.HeaderBatchID, batch)
 	msg.Header.Set(schemas.HeaderStopOnError, strconv.FormatBool(o.stopOnError))
+	// The sandbox's events tell a batch that will never be answered (its
+	// sandbox restarted or stopped) from one that is slow.
+	events := make(chan *nats.Msg, 16)
+	evSub, err := c.nc.ChanSubscribe(schemas.SandboxEventSubject(s.id), events)
+	if err != nil {
+		sub.Unsubscribe()
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
 	if err := c.nc.PublishMsg(msg); err != nil {
 		sub.Unsubscribe()
+		evSub.Unsubscribe()
 		return nil, fmt.Errorf("%w: send actions to sandbox %s: %v", ErrUnavailable, s.id, err)
 	}
-	return &Future{sandbox: s, batchID: batch, sub: sub, sent: time.Now(), done: make(chan struct{})}, nil
+	return &Future{sandbox: s, batchID: batch, sub: sub, evSub: evSub, events: events, sent: time.Now(), done: make(chan struct{})}, nil
 }
 
 // Tools returns the descriptions of the sandbox's tools (built-in and the

@@ -26,6 +26,7 @@ func TestMerge(t *testing.T) {
 		{"memory bandwidth", &schemas.ComputeResources{MemoryBandwidth: "10%"}, with(defaults, func(c *schemas.ComputeResources) { c.MemoryBandwidth = "10%" })},
 		{"best effort", &schemas.ComputeResources{MemoryBandwidthBestEffort: true}, with(defaults, func(c *schemas.ComputeResources) { c.MemoryBandwidthBestEffort = true })},
 		{"pids", &schemas.ComputeResources{PIDs: 64}, with(defaults, func(c *schemas.ComputeResources) { c.PIDs = 64 })},
+		{"on_oom", &schemas.ComputeResources{OnOOM: schemas.OnOOMFail}, with(defaults, func(c *schemas.ComputeResources) { c.OnOOM = schemas.OnOOMFail })},
 		{"several", &schemas.ComputeResources{CPU: "1", Memory: "1GiB"}, with(defaults, func(c *schemas.ComputeResources) { c.CPU, c.Memory = "1", "1GiB" })},
 	}
 	for _, tt := range tests {

@@ -19,6 +19,7 @@ type Request struct {
 	CPUSet                    []int
 	MemoryBandwidthBestEffort bool
 	PIDs                      int64 // 0: DefaultPIDs
+	OnOOM                     schemas.OOMPolicy
 }
 
 // Parse checks c and parses its amounts. An empty (or all-space) field is
@@ -62,6 +63,14 @@ func Parse(c schemas.ComputeResources) (Request, error) {
 		problems = append(problems, fmt.Sprintf("compute.pids %d: above the kernel's maximum of %d", c.PIDs, MaxPIDs))
 	}
 	req.PIDs = c.PIDs
+	switch c.OnOOM {
+	case "":
+		req.OnOOM = schemas.OnOOMContinue
+	case schemas.OnOOMContinue, schemas.OnOOMRestart, schemas.OnOOMFail:
+		req.OnOOM = c.OnOOM
+	default:
+		problems = append(problems, fmt.Sprintf("compute.on_oom %q: want %q, %q or %q", c.OnOOM, schemas.OnOOMContinue, schemas.OnOOMRestart, schemas.OnOOMFail))
+	}
 	if len(problems) > 0 {
 		return Request{}, schemas.Errorf(schemas.CodeBadRequest, "%s", strings.Join(problems, "; "))
 	}

@@ -63,6 +63,7 @@ func TestParseErrors(t *testing.T) {
 		{"memory bandwidth", schemas.ComputeResources{MemoryBandwidth: "2GB"}, `compute.memory_bandwidth "2GB": a bandwidth is per second`},
 		{"negative pids", schemas.ComputeResources{PIDs: -1}, "compute.pids -1: must not be negative (0 means the default, 512)"},
 		{"too many pids", schemas.ComputeResources{PIDs: MaxPIDs + 1}, "compute.pids 4194305: above the kernel's maximum of 4194304"},
+		{"unknown OOM policy", schemas.ComputeResources{OnOOM: "reboot"}, `compute.on_oom "reboot": want "continue", "restart" or "fail"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

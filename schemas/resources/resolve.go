@@ -64,6 +64,7 @@ func Resolve(req Request, host Host) (schemas.ResolvedResources, error) {
 		MemoryBandwidthBytes:    bandwidth,
 		MemoryBandwidthEnforced: enforced,
 		PIDs:                    pids,
+		OnOOM:                   req.OnOOM,
 	}, nil
 }
 

@@ -54,12 +54,17 @@ func TestResolve(t *testing.T) {
 			schemas.ResolvedResources{MemoryBandwidthBytes: 2e9, MemoryBandwidthEnforced: true, PIDs: DefaultPIDs}},
 		{"best effort without a bandwidth", schemas.ComputeResources{MemoryBandwidthBestEffort: true}, noMBA,
 			schemas.ResolvedResources{PIDs: DefaultPIDs}},
+		{"restart on OOM", schemas.ComputeResources{Memory: "128MiB", OnOOM: schemas.OnOOMRestart}, host8,
+			schemas.ResolvedResources{MemoryBytes: 128 << 20, PIDs: DefaultPIDs, OnOOM: schemas.OnOOMRestart}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := resolve(t, tt.in, tt.host)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.want.OnOOM == "" {
+				tt.want.OnOOM = schemas.OnOOMContinue
 			}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)

@@ -53,6 +53,8 @@ func (c *Client) Close() error { return c.api.Close() }
 
 // Host describes the engine's machine.
 type Host struct {
+	// ID is the engine's unique id.
+	ID          string
 	CPUs        int
 	MemoryBytes int64
 	DockerRoot  string
@@ -68,6 +70,7 @@ func (c *Client) Host(ctx context.Context) (Host, error) {
 		return Host{}, fmt.Errorf("docker info: %w", err)
 	}
 	return Host{
+		ID:          info.ID,
 		CPUs:        info.NCPU,
 		MemoryBytes: info.MemTotal,
 		DockerRoot:  info.DockerRootDir,

@@ -39,6 +39,9 @@ type ContainerSpec struct {
 	Tmpfs map[string]string
 	// Binds are "host-or-volume:container[:opts]" mounts.
 	Binds []string
+	// Privileged gives the container every capability and device; only the
+	// orchestrator, which attaches loop devices, runs so.
+	Privileged bool
 	// Mounts are volume or bind mounts.
 	Mounts []mount.Mount
 	// Hardened drops every capability and forbids gaining privileges.
@@ -66,6 +69,7 @@ func (c *Client) Create(ctx context.Context, spec ContainerSpec) (string, error)
 	host := &container.HostConfig{
 		NetworkMode:    container.NetworkMode(spec.Network),
 		ReadonlyRootfs: spec.ReadOnlyRoot,
+		Privileged:     spec.Privileged,
 		Tmpfs:          spec.Tmpfs,
 		Binds:          spec.Binds,
 		Mounts:         spec.Mounts,
@@ -212,4 +216,22 @@ func (c *Client) List(ctx context.Context, labels ...string) ([]State, error) {
 		out = append(out, State{ID: s.ID, Name: name, Running: s.State == "running", Status: s.Status, Labels: s.Labels})
 	}
 	return out, nil
+}
+
+// Restart kills a container's processes at once and starts it again.
+func (c *Client) Restart(ctx context.Context, id string) error {
+	zero := 0
+	if err := c.api.ContainerRestart(ctx, id, container.StopOptions{Timeout: &zero}); err != nil {
+		return notFound(err, "restart container "+id)
+	}
+	return nil
+}
+
+// Kill stops a container at once with SIGKILL; a stopped one is no error.
+func (c *Client) Kill(ctx context.Context, id string) error {
+	err := c.api.ContainerKill(ctx, id, "KILL")
+	if err != nil && !isNotFound(err) && !strings.Contains(err.Error(), "is not running") {
+		return fmt.Errorf("kill container %s: %w", id, err)
+	}
+	return nil
 }

@@ -25,8 +25,9 @@ type Config struct {
 	AckWait time.Duration
 	// MaxToolFileBytes bounds one user tool file.
 	MaxToolFileBytes int
-	// DefaultPIDs bounds the processes of a sandbox that sets no limit.
-	DefaultPIDs int64
+	// DisksDir holds the disk images of sandboxes with a disk limit; ""
+	// turns disk limits off (a request for one is refused).
+	DisksDir string
 	// TmpSize is the size of a sandbox's /tmp (a tmpfs, counted in its memory).
 	TmpSize string
 }
@@ -43,7 +44,7 @@ func DefaultConfig() Config {
 		ReadyTimeout:     60 * time.Second,
 		AckWait:          30 * time.Second,
 		MaxToolFileBytes: 1 << 20,
-		DefaultPIDs:      512,
+		DisksDir:         "/var/lib/sandox/disks",
 		TmpSize:          "256m",
 	}
 }

@@ -15,6 +15,9 @@ import (
 // SandboxUser is the unprivileged user sandboxes run as.
 const SandboxUser = "10001:10001"
 
+// sandboxUID is the uid and gid of SandboxUser.
+const sandboxUID = 10001
+
 // containerSpec is how a sandbox runs: unprivileged, every capability
 // dropped, a read-only root file system, a writable workspace volume and
 // /tmp, its resource limits, and what the executor needs to reach NATS.
@@ -30,6 +33,7 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 			"SANDOX_SANDBOX_ID=" + st.ID,
 			"SANDOX_GROUP_ID=" + st.GroupID,
 			"SANDOX_NATS_URL=" + w.cfg.SandboxNATSURL,
+			diskEnv(r),
 		},
 		Network:      w.cfg.Network,
 		NanoCPUs:     r.NanoCPUs,

@@ -2,39 +2,52 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
 )
 
+// placement is the engine a sandbox is placed on and its capacity.
+type placement struct {
+	resources.Host
+	engineID string
+}
+
 // resolveResources parses a sandbox's compute resources and resolves them
-// against the engine's host.
-func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResources) (schemas.ResolvedResources, error) {
+// against the engine's host, which it returns too.
+func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResources) (schemas.ResolvedResources, placement, error) {
 	req, err := resources.Parse(c)
 	if err != nil {
-		return schemas.ResolvedResources{}, err
+		return schemas.ResolvedResources{}, placement{}, err
 	}
 	host, err := w.host(ctx)
 	if err != nil {
-		return schemas.ResolvedResources{}, err
+		return schemas.ResolvedResources{}, placement{}, err
 	}
-	r, err := resources.Resolve(req, host)
+	r, err := resources.Resolve(req, host.Host)
 	if err != nil {
-		return r, err
+		return r, host, err
 	}
-	if r.PIDs == 0 {
-		r.PIDs = w.cfg.DefaultPIDs
+	if r.DiskBytes > 0 {
+		if err := w.diskSupport(); err != nil {
+			return r, host, err
+		}
 	}
-	return r, nil
+	return r, host, nil
 }
 
 // host measures the machine the engine runs sandboxes on.
-func (w *Worker) host(ctx context.Context) (resources.Host, error) {
+func (w *Worker) host(ctx context.Context) (placement, error) {
 	h, err := w.rt.Host(ctx)
 	if err != nil {
-		return resources.Host{}, err
+		return placement{}, err
 	}
-	return resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes}, nil
+	p := placement{Host: resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes}, engineID: h.ID}
+	p.DiskBytes = w.diskCapacity()
+	return p, nil
 }
 
 // sandboxStats reads a sandbox's live use against its limits.
@@ -51,5 +64,30 @@ func (w *Worker) sandboxStats(ctx context.Context, cmd schemas.Command) (schemas
 		return schemas.CommandResult{}, err
 	}
 	u.SandboxID, u.Limits = st.ID, st.Resources
+	disk, err := w.diskUsage(ctx, st.ID)
+	if err != nil {
+		return schemas.CommandResult{}, err
+	}
+	u.DiskBytes = disk
 	return schemas.CommandResult{Stats: &u, Sandboxes: []schemas.SandboxStatus{st}}, nil
+}
+
+// diskUsage asks the sandbox's executor how much of its workspace it uses.
+func (w *Worker) diskUsage(ctx context.Context, id string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	m, err := w.nc.RequestWithContext(ctx, schemas.StatsSubject(id), nil)
+	if err != nil {
+		return 0, schemas.Errorf(schemas.CodeUnavailable, "sandbox %s did not report its disk use: %v", id, err)
+	}
+	// The executor answers a SandboxUsage, or a schemas.Error.
+	var e schemas.Error
+	if err := json.Unmarshal(m.Data, &e); err == nil && e.Code != "" {
+		return 0, fmt.Errorf("sandbox %s: disk use: %w", id, &e)
+	}
+	var reply schemas.SandboxUsage
+	if err := json.Unmarshal(m.Data, &reply); err != nil {
+		return 0, fmt.Errorf("sandbox %s: decode disk use: %w", id, err)
+	}
+	return reply.DiskBytes, nil
 }

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/docker"
@@ -23,6 +24,9 @@ type Runtime interface {
 	RemoveVolume(ctx context.Context, name string) error
 	Host(ctx context.Context) (docker.Host, error)
 	Stats(ctx context.Context, id string) (schemas.SandboxUsage, error)
+	Restart(ctx context.Context, id string) error
+	Kill(ctx context.Context, id string) error
+	Events(ctx context.Context, since time.Time, labels ...string) (<-chan docker.Event, <-chan error)
 }
 
 var _ Runtime = (*docker.Client)(nil)

@@ -40,7 +40,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %v", spec.ID, err)
 	}
 	files := mergeTools(g.Spec.Tools, spec.Tools)
-	limits, err := w.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
+	limits, host, err := w.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
 	if err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 	}
@@ -59,7 +59,13 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	if err := w.createContainer(ctx, &st, files); err != nil {
+	err = w.admit(ctx, st.ID, limits, host, g.Spec.Overcommit)
+	if err == nil {
+		if err = w.createContainer(ctx, &st, files); err != nil {
+			err = fmt.Errorf("sandbox %s: %w", st.ID, err)
+		}
+	}
+	if err != nil {
 		// Undo under a context that outlives a cancelled request.
 		cctx := context.WithoutCancel(ctx)
 		_ = w.removeSandboxResources(cctx, ContainerName(st.ID), st.ID)
@@ -85,16 +91,20 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	var progress strings.Builder
 	image, reused, err := w.sandboxImage(ctx, files, &progress)
 	if err != nil {
-		return fmt.Errorf("sandbox %s: %w", st.ID, err)
+		return err
 	}
 	st.Image, st.ImageReused = image, reused
 	labels := w.labels(st)
-	if err := w.rt.CreateVolume(ctx, VolumeName(st.ID), labels, nil); err != nil {
-		return fmt.Errorf("sandbox %s: %w", st.ID, err)
+	opts, err := w.volumeOptions(ctx, st)
+	if err != nil {
+		return err
+	}
+	if err := w.rt.CreateVolume(ctx, VolumeName(st.ID), labels, opts); err != nil {
+		return err
 	}
 	id, err := w.rt.Create(ctx, w.containerSpec(st, labels))
 	if err != nil {
-		return fmt.Errorf("sandbox %s: %w", st.ID, err)
+		return err
 	}
 	st.Container = id
 	return nil
@@ -165,7 +175,12 @@ func (w *Worker) endSandbox(ctx context.Context, cmd schemas.Command) (schemas.C
 
 // doEndSandbox removes the sandbox's container and volume and forgets it.
 func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.SandboxStatus, error) {
-	st, _, err := w.store.sandbox(ctx, id)
+	// Ending first, so that the engine's events of the removal are not
+	// taken for a crash.
+	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+		st.State = schemas.StateEnding
+		return nil
+	})
 	if err != nil {
 		return st, err
 	}
@@ -184,12 +199,16 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 	return st, nil
 }
 
-// removeSandboxResources removes a sandbox's container, then its volume.
+// removeSandboxResources removes a sandbox's container, then its volume
+// and disk, and releases its resources.
 func (w *Worker) removeSandboxResources(ctx context.Context, container, sandboxID string) error {
-	return errors.Join(
-		w.rt.Remove(ctx, container),
-		w.rt.RemoveVolume(ctx, VolumeName(sandboxID)),
-	)
+	if err := w.rt.Remove(ctx, container); err != nil {
+		return err
+	}
+	if err := w.rt.RemoveVolume(ctx, VolumeName(sandboxID)); err != nil {
+		return err
+	}
+	return errors.Join(w.detachDisk(sandboxID), w.release(ctx, sandboxID))
 }
 
 func toolModules(files []schemas.ToolFile) []string {

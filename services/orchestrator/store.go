@@ -17,6 +17,7 @@ import (
 type store struct {
 	groups    jetstream.KeyValue
 	sandboxes jetstream.KeyValue
+	ledger    jetstream.KeyValue
 }
 
 func openStore(ctx context.Context, js jetstream.JetStream) (*store, error) {
@@ -28,7 +29,11 @@ func openStore(ctx context.Context, js jetstream.JetStream) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", schemas.SandboxBucket, err)
 	}
-	return &store{groups: g, sandboxes: s}, nil
+	l, err := js.KeyValue(ctx, schemas.LedgerBucket)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", schemas.LedgerBucket, err)
+	}
+	return &store{groups: g, sandboxes: s, ledger: l}, nil
 }
 
 func (s *store) group(ctx context.Context, id string) (schemas.GroupStatus, uint64, error) {
@@ -95,27 +100,69 @@ func (s *store) putSandbox(ctx context.Context, sb *schemas.SandboxStatus) error
 // updateGroup applies change to the group with compare-and-set, retrying
 // when another worker changed it in between.
 func (s *store) updateGroup(ctx context.Context, id string, change func(*schemas.GroupStatus) error) (schemas.GroupStatus, error) {
-	for range 10 {
-		g, rev, err := s.group(ctx, id)
-		if err != nil {
-			return g, err
-		}
-		if err := change(&g); err != nil {
-			return g, err
+	return update(ctx, s.groups, id, schemas.Errorf(schemas.CodeNotFound, "group %q does not exist", id), func(g *schemas.GroupStatus) error {
+		if err := change(g); err != nil {
+			return err
 		}
 		g.UpdatedAt = time.Now().UTC()
-		data, err := json.Marshal(g)
-		if err != nil {
-			return g, err
+		return nil
+	})
+}
+
+// updateSandbox applies change to the sandbox with compare-and-set. A
+// change that returns errUnchanged writes nothing.
+func (s *store) updateSandbox(ctx context.Context, id string, change func(*schemas.SandboxStatus) error) (schemas.SandboxStatus, error) {
+	return update(ctx, s.sandboxes, id, schemas.Errorf(schemas.CodeNotFound, "sandbox %q does not exist", id), func(sb *schemas.SandboxStatus) error {
+		if err := change(sb); err != nil {
+			return err
 		}
-		if _, err := s.groups.Update(ctx, id, data, rev); err == nil {
-			return g, nil
-		} else if !isWrongSequence(err) {
-			return g, fmt.Errorf("record group %s: %w", id, err)
+		sb.UpdatedAt = time.Now().UTC()
+		return nil
+	})
+}
+
+// update applies change to the JSON value under key with compare-and-set,
+// retrying when another worker changed it in between. An absent key is the
+// error missing, or, when missing is nil, the zero value, created. An error
+// from change is returned as is and nothing is written; errUnchanged from
+// change is no error.
+func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, missing error, change func(*T) error) (T, error) {
+	var zero T
+	for range 20 {
+		var v T
+		rev, err := get(ctx, kv, key, &v)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound) && missing != nil:
+			return zero, missing
+		case err != nil && !errors.Is(err, jetstream.ErrKeyNotFound):
+			return zero, err
+		}
+		if err := change(&v); errors.Is(err, errUnchanged) {
+			return v, nil
+		} else if err != nil {
+			return v, err
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return v, err
+		}
+		if rev == 0 {
+			_, err = kv.Create(ctx, key, data)
+		} else {
+			_, err = kv.Update(ctx, key, data, rev)
+		}
+		if err == nil {
+			return v, nil
+		}
+		if !isWrongSequence(err) && !errors.Is(err, jetstream.ErrKeyExists) {
+			return v, fmt.Errorf("record %s/%s: %w", kv.Bucket(), key, err)
 		}
 	}
-	return schemas.GroupStatus{}, schemas.Errorf(schemas.CodeConflict, "group %q changed too often to update", id)
+	return zero, schemas.Errorf(schemas.CodeConflict, "%s/%s changed too often to update", kv.Bucket(), key)
 }
+
+// errUnchanged stops an update that has nothing to change.
+var errUnchanged = errors.New("unchanged")
 
 func (s *store) deleteSandbox(ctx context.Context, id string) error {
 	if err := s.sandboxes.Delete(ctx, id); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {

@@ -39,7 +39,7 @@ func Setup(ctx context.Context, js jetstream.JetStream) error {
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", schemas.EventStream, err)
 	}
-	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket} {
+	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket} {
 		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:  bucket,
 			History: 5,

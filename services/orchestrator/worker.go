@@ -24,6 +24,7 @@ type Worker struct {
 	store *store
 	log   *slog.Logger
 	locks keyedMutex
+	disks diskPool
 }
 
 // NewWorker sets up the streams and buckets and returns a worker. It does
@@ -40,7 +41,11 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	return &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker)}, nil
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir)}
+	if err := w.disks.err; err != nil {
+		w.log.Warn("disk limits are off", "err", err)
+	}
+	return w, nil
 }
 
 // Run consumes commands until ctx is done, handling up to cfg.Concurrency
@@ -62,7 +67,18 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", schemas.CommandStream, err)
 	}
+	w.reconcileDisks(ctx)
 	w.log.Info("orchestrator worker consuming", "stream", schemas.CommandStream, "concurrency", w.cfg.Concurrency)
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		w.watch(wctx)
+	}()
+	defer func() {
+		stopWatch()
+		<-watched
+	}()
 
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, w.cfg.Concurrency)

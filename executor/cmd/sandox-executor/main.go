@@ -12,12 +12,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/executor"
+	"github.com/sandox/sandox/executor/limits"
 )
 
 func main() {
@@ -44,6 +46,12 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	log = log.With("sandbox", cfg.SandboxID)
 
+	// Before the tools start, so that what they run into is reported.
+	watcher, err := limits.New(cfg.Limits)
+	if err != nil {
+		return err
+	}
+
 	reg, closeTools, err := executor.Tools(ctx, cfg.Tools, log)
 	if err != nil {
 		return err
@@ -65,7 +73,7 @@ func run(ctx context.Context, log *slog.Logger) error {
 	}
 	defer nc.Close()
 
-	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: cfg.SandboxID}, log)
+	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: cfg.SandboxID, Limits: watcher}, log)
 	return srv.Serve(ctx)
 }
 
@@ -74,8 +82,13 @@ type config struct {
 	NATSURL   string
 	Creds     string
 	Tools     executor.ToolsConfig
+	Limits    limits.Config
 }
 
+// configFromEnv reads SANDOX_SANDBOX_ID and SANDOX_NATS_URL (required),
+// SANDOX_NATS_CREDS, SANDOX_TOOLS_DIR, SANDOX_WORKSPACE, SANDOX_UV_INDEX,
+// SANDOX_DISK_BYTES (the workspace's disk limit in bytes; unset or 0: none)
+// and SANDOX_CGROUP_ROOT (default /sys/fs/cgroup).
 func configFromEnv() (config, error) {
 	cfg := config{
 		SandboxID: os.Getenv("SANDOX_SANDBOX_ID"),
@@ -87,7 +100,19 @@ func configFromEnv() (config, error) {
 			UVIndex:   os.Getenv("SANDOX_UV_INDEX"),
 		},
 	}
+	cfg.Limits = limits.Config{
+		CgroupRoot: envOr("SANDOX_CGROUP_ROOT", limits.DefaultConfig().CgroupRoot),
+		Workspace:  cfg.Tools.Workspace,
+	}
 	var errs []error
+	if v := os.Getenv("SANDOX_DISK_BYTES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Errorf("SANDOX_DISK_BYTES=%q: want the disk limit in bytes, or 0 for none", v))
+		} else {
+			cfg.Limits.DiskLimitBytes = n
+		}
+	}
 	if cfg.SandboxID == "" {
 		errs = append(errs, errors.New("SANDOX_SANDBOX_ID is not set"))
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/disks"
 	"github.com/sandox/sandox/services/docker"
 )
 
@@ -41,6 +43,14 @@ func down(ctx context.Context, args []string) error {
 	errs = append(errs, err)
 	for _, c := range left {
 		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, "sandox-ws-"+c.Labels["dev.sandox.sandbox"]))
+	}
+	// Their disks, once no volume mounts them (needs root, as attaching did).
+	if os.Geteuid() == 0 {
+		pool := disks.Pool{Dir: disksDir}
+		all, _ := pool.List()
+		for _, dk := range all {
+			errs = append(errs, pool.Detach(dk.Name))
+		}
 	}
 	errs = append(errs, d.RemoveNetwork(ctx, networkName))
 	if *purge {

@@ -20,6 +20,7 @@ const (
 	networkName      = "sandox"
 	natsContainer    = "sandox-nats"
 	orchContainer    = "sandox-orchestrator"
+	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
 	localNATSURL     = "nats://127.0.0.1:4222"
 	internalNATSURL  = "nats://sandox-nats:4222"
@@ -83,7 +84,15 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_WORKER=orchestrator-1",
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.
-		Binds:                []string{"/var/run/docker.sock:/var/run/docker.sock"},
+		// It attaches the loop devices of disk limits: privileged, with the
+		// host's /dev (loop devices made after it started appear there) and
+		// the disk images on the host, where the engine mounts them.
+		Binds: []string{
+			"/var/run/docker.sock:/var/run/docker.sock",
+			"/dev:/dev",
+			disksDir + ":" + disksDir,
+		},
+		Privileged:           true,
 		RestartUnlessStopped: true,
 	}); err != nil {
 		return err

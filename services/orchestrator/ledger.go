@@ -1,0 +1,73 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/resources"
+)
+
+// ledgerKey is the key of an engine's ledger in schemas.LedgerBucket: every
+// worker that drives the same engine shares one ledger.
+func ledgerKey(engineID string) string {
+	if engineID == "" {
+		return schemas.LedgerKey
+	}
+	return schemas.LedgerKey + "." + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, engineID)
+}
+
+// updateLedger applies change to the ledger under key with compare-and-set.
+func (s *store) updateLedger(ctx context.Context, key string, change func(*resources.Ledger) error) error {
+	_, err := update(ctx, s.ledger, key, nil, change)
+	return err
+}
+
+// readLedger reads the ledger under key; an absent ledger is empty.
+func (s *store) readLedger(ctx context.Context, key string) (resources.Ledger, error) {
+	var l resources.Ledger
+	if _, err := get(ctx, s.ledger, key, &l); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return l, fmt.Errorf("read ledger: %w", err)
+	}
+	return l, nil
+}
+
+// admit records the resources of sandbox id in the engine's ledger, or
+// refuses them with CodeResourceExhausted when they do not fit in what the
+// other sandboxes leave free.
+func (w *Worker) admit(ctx context.Context, id string, r schemas.ResolvedResources, host placement, overcommit float64) error {
+	return w.store.updateLedger(ctx, ledgerKey(host.engineID), func(l *resources.Ledger) error {
+		return l.Admit(id, r, host.Host, overcommit)
+	})
+}
+
+// release forgets the resources of sandbox id.
+func (w *Worker) release(ctx context.Context, id string) error {
+	host, err := w.host(ctx)
+	if err != nil {
+		return err
+	}
+	return w.store.releaseLedger(ctx, ledgerKey(host.engineID), id)
+}
+
+// releaseLedger forgets the allocation of sandbox id in the ledger under
+// key; an id it does not hold is no change.
+func (s *store) releaseLedger(ctx context.Context, key, id string) error {
+	return s.updateLedger(ctx, key, func(l *resources.Ledger) error {
+		if _, ok := l.Allocations[id]; !ok {
+			return errUnchanged
+		}
+		l.Release(id)
+		return nil
+	})
+}

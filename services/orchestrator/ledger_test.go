@@ -1,0 +1,109 @@
+package orchestrator
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/natsd"
+)
+
+// testStore starts a real embedded NATS server with the sandox buckets.
+func testStore(t *testing.T) *store {
+	t.Helper()
+	cfg := natsd.DefaultConfig()
+	cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
+	ns, err := natsd.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Setup(t.Context(), js); err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStore(t.Context(), js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestLedgerAdmitsNoMoreThanFits races admissions from many goroutines, as
+// workers on one engine would, and checks that compare-and-set lets exactly
+// as many in as fit.
+func TestLedgerAdmitsNoMoreThanFits(t *testing.T) {
+	s := testStore(t)
+	host := resources.Host{CPUs: 4, MemoryBytes: 8 << 30}
+	key := ledgerKey("engine:ID:with:colons")
+	var (
+		wg               sync.WaitGroup
+		mu               sync.Mutex
+		admitted, denied int
+	)
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.updateLedger(t.Context(), key, func(l *resources.Ledger) error {
+				return l.Admit(fmt.Sprintf("sb-%d", i), schemas.ResolvedResources{NanoCPUs: 1e9, MemoryBytes: 1 << 30}, host, 1)
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			var se *schemas.Error
+			switch {
+			case err == nil:
+				admitted++
+			case errors.As(err, &se) && se.Code == schemas.CodeResourceExhausted:
+				denied++
+			default:
+				t.Errorf("admit sb-%d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if admitted != 4 || denied != 8 {
+		t.Fatalf("got %d admitted and %d refused, want 4 and 8 (4 cores, 1 each)", admitted, denied)
+	}
+	l, err := s.readLedger(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := l.Used(); used.NanoCPUs != 4e9 || len(l.Allocations) != 4 {
+		t.Fatalf("got ledger %+v, want the 4 admitted sandboxes holding 4 cores", l)
+	}
+
+	// Releasing one makes room for one more; releasing an unknown id is
+	// no change.
+	var victim string
+	for id := range l.Allocations {
+		victim = id
+		break
+	}
+	release := func(id string) error { return s.releaseLedger(t.Context(), key, id) }
+	if err := release(victim); err != nil {
+		t.Fatal(err)
+	}
+	if err := release("never-admitted"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.updateLedger(t.Context(), key, func(l *resources.Ledger) error {
+		return l.Admit("late", schemas.ResolvedResources{NanoCPUs: 1e9}, host, 1)
+	}); err != nil {
+		t.Fatalf("got %v, want the freed core granted", err)
+	}
+}

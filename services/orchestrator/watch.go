@@ -1,0 +1,174 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/docker"
+)
+
+// watch follows the engine's events of sandbox containers until ctx ends:
+// an OOM kill is recorded in the sandbox's status and the events stream and
+// handled by the sandbox's OOM policy; a sandbox whose container stops by
+// itself is restarted (after an OOM kill, by policy) or marked failed. A
+// broken event stream is reopened from the last event seen.
+func (w *Worker) watch(ctx context.Context) {
+	since := time.Now()
+	for ctx.Err() == nil {
+		evs, errs := w.rt.Events(ctx, since, LabelManaged+"=true")
+		for ev := range evs {
+			since = ev.Time
+			w.handleEvent(ctx, ev)
+		}
+		select {
+		case err := <-errs:
+			w.log.Warn("engine event stream broke; reopening", "err", err)
+		default:
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (w *Worker) handleEvent(ctx context.Context, ev docker.Event) {
+	id := ev.Labels[LabelSandbox]
+	if id == "" {
+		return
+	}
+	switch ev.Action {
+	case "oom":
+		w.onOOM(ctx, id, ev)
+	case "die":
+		w.onDie(ctx, id, ev)
+	}
+}
+
+// onOOM records an OOM kill, publishes it and applies the OOM policy.
+func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
+	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+		// Every worker on this engine sees the event; the first records it.
+		if !ev.Time.After(st.LastOOMAt) {
+			return errUnchanged
+		}
+		st.OOMKills++
+		st.LastOOMAt = ev.Time
+		return nil
+	})
+	if err != nil || !st.LastOOMAt.Equal(ev.Time) {
+		return
+	}
+	msg := fmt.Sprintf("the kernel killed a process of sandbox %s: it ran out of its %s of memory (OOM kill %d; policy %s)",
+		id, resources.FormatBytes(st.Resources.MemoryBytes), st.OOMKills, policy(st))
+	w.log.Warn("sandbox out of memory", "sandbox", id, "kills", st.OOMKills, "policy", policy(st))
+	w.publishEvent(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Message: msg, Sandbox: &st})
+	switch policy(st) {
+	case schemas.OnOOMRestart:
+		w.restartSandbox(ctx, id, "it ran out of memory")
+	case schemas.OnOOMFail:
+		w.failSandbox(ctx, id, fmt.Sprintf("out of memory: a process exceeded the %s limit (on_oom: fail)", resources.FormatBytes(st.Resources.MemoryBytes)))
+	}
+}
+
+// onDie handles a sandbox container that stopped without being asked to.
+func (w *Worker) onDie(ctx context.Context, id string, ev docker.Event) {
+	unlock := w.locks.lock("sandbox/" + id)
+	st, _, err := w.store.sandbox(ctx, id)
+	unlock()
+	if err != nil || st.State != schemas.StateRunning || st.Container != ev.ContainerID {
+		return // ended on request, already handled, or not ours
+	}
+	state, err := w.rt.Inspect(ctx, st.Container)
+	if err != nil || state.Running || state.Status == "removing" || state.Status == "dead" {
+		return // being removed, or restarted in between
+	}
+	if state.OOMKilled && policy(st) != schemas.OnOOMFail {
+		w.restartSandbox(ctx, id, "its executor was killed for memory")
+		return
+	}
+	logs, _ := w.rt.Logs(ctx, st.Container, 10)
+	reason := fmt.Sprintf("the sandbox stopped by itself (exit code %d, oom killed %t): %s", state.ExitCode, state.OOMKilled, logs)
+	w.failSandbox(ctx, id, reason)
+}
+
+func policy(st schemas.SandboxStatus) schemas.OOMPolicy {
+	if st.Resources.OnOOM == "" {
+		return schemas.OnOOMContinue
+	}
+	return st.Resources.OnOOM
+}
+
+// restartSandbox restarts a running sandbox's container, waits until it
+// answers and tells its executor why, for its next observation.
+func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
+	unlock := w.locks.lock("sandbox/" + id)
+	defer unlock()
+	st, _, err := w.store.sandbox(ctx, id)
+	if err != nil || st.State != schemas.StateRunning {
+		return
+	}
+	w.log.Warn("restarting sandbox", "sandbox", id, "why", why)
+	if err := w.rt.Restart(ctx, st.Container); err != nil {
+		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
+		return
+	}
+	if err := w.waitReady(ctx, st); err != nil {
+		w.markFailed(ctx, id, fmt.Sprintf("restart after %s: %v", why, err))
+		return
+	}
+	st, err = w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+		st.Restarts++
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	hit := schemas.LimitHit{
+		Resource: schemas.LimitMemory,
+		Count:    1,
+		Message: fmt.Sprintf("the sandbox was restarted because %s (limit %s): every process and terminal session started afresh; /workspace was kept",
+			why, resources.FormatBytes(st.Resources.MemoryBytes)),
+	}
+	if data, err := json.Marshal(hit); err == nil {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err = w.nc.RequestWithContext(rctx, schemas.NoticeSubject(id), data)
+		cancel()
+		if err != nil {
+			w.log.Warn("tell sandbox of its restart", "sandbox", id, "err", err)
+		}
+	}
+	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: id, Message: "restarted: " + why, Sandbox: &st})
+}
+
+// failSandbox stops a sandbox's container and marks it failed.
+func (w *Worker) failSandbox(ctx context.Context, id, reason string) {
+	unlock := w.locks.lock("sandbox/" + id)
+	defer unlock()
+	st, _, err := w.store.sandbox(ctx, id)
+	if err != nil || st.State != schemas.StateRunning {
+		return
+	}
+	if err := w.rt.Kill(ctx, st.Container); err != nil {
+		w.log.Warn("stop failed sandbox", "sandbox", id, "err", err)
+	}
+	w.markFailed(ctx, id, reason)
+}
+
+// markFailed records a sandbox as failed and publishes the change.
+func (w *Worker) markFailed(ctx context.Context, id, reason string) {
+	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+		st.State, st.Reason = schemas.StateFailed, reason
+		return nil
+	})
+	if err != nil {
+		w.log.Error("mark sandbox failed", "sandbox", id, "err", err)
+		return
+	}
+	w.log.Warn("sandbox failed", "sandbox", id, "reason", reason)
+	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Message: reason, Sandbox: &st})
+}
