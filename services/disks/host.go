@@ -52,6 +52,9 @@ func (p *Pool) Check() error {
 	if _, err := exec.LookPath("mkfs.ext4"); err != nil {
 		reasons = append(reasons, "no mkfs.ext4 on PATH (install e2fsprogs)")
 	}
+	if _, err := exec.LookPath("debugfs"); err != nil {
+		reasons = append(reasons, "no debugfs on PATH (install e2fsprogs)")
+	}
 	if err := p.checkDir(); err != nil {
 		reasons = append(reasons, err.Error())
 	}

@@ -76,13 +76,26 @@ func format(ctx context.Context, path string, size int64, uid, gid int) error {
 	if size < journalFrom {
 		args = append(args, "-O", "^has_journal")
 	}
-	cmd := exec.CommandContext(ctx, "mkfs.ext4", append(args, path)...)
-	out, err := cmd.CombinedOutput()
+	if err := run(ctx, "mkfs.ext4", append(args, path)...); err != nil {
+		return fmt.Errorf("format %s: %w", path, err)
+	}
+	// The sandbox's workspace should hold only its own files: remove the
+	// root-owned lost+found that mkfs makes (e2fsck makes it again if it
+	// ever needs it).
+	if err := run(ctx, "debugfs", "-w", "-R", "rmdir lost+found", path); err != nil {
+		return fmt.Errorf("format %s: %w", path, err)
+	}
+	return nil
+}
+
+// run runs a command and returns an error with its output when it fails.
+func run(ctx context.Context, name string, args ...string) error {
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		err = ctxErr
 	}
 	if err != nil {
-		return fmt.Errorf("format %s: mkfs.ext4 said %q: %w", path, strings.TrimSpace(string(out)), err)
+		return fmt.Errorf("%s said %q: %w", name, strings.TrimSpace(string(out)), err)
 	}
 	return nil
 }

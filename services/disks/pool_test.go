@@ -103,6 +103,9 @@ func TestWriteUntilFull(t *testing.T) {
 	if st.Uid != testUID || st.Gid != testGID {
 		t.Errorf("root owner: got %d:%d, want %d:%d", st.Uid, st.Gid, testUID, testGID)
 	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("got entries %v (err %v) in a new disk, want none (no lost+found)", entries, err)
+	}
 
 	written, err := fill(filepath.Join(dir, "big"))
 	if !errors.Is(err, syscall.ENOSPC) {

@@ -39,9 +39,11 @@ type ContainerSpec struct {
 	Tmpfs map[string]string
 	// Binds are "host-or-volume:container[:opts]" mounts.
 	Binds []string
-	// Privileged gives the container every capability and device; only the
-	// orchestrator, which attaches loop devices, runs so.
-	Privileged bool
+	// CapAdd adds capabilities ("SYS_ADMIN"); DeviceRules lets the
+	// container use devices ("b 7:* rwm"). Only the orchestrator, which
+	// attaches loop devices, gets any.
+	CapAdd      []string
+	DeviceRules []string
 	// Mounts are volume or bind mounts.
 	Mounts []mount.Mount
 	// Hardened drops every capability and forbids gaining privileges.
@@ -69,14 +71,15 @@ func (c *Client) Create(ctx context.Context, spec ContainerSpec) (string, error)
 	host := &container.HostConfig{
 		NetworkMode:    container.NetworkMode(spec.Network),
 		ReadonlyRootfs: spec.ReadOnlyRoot,
-		Privileged:     spec.Privileged,
+		CapAdd:         spec.CapAdd,
 		Tmpfs:          spec.Tmpfs,
 		Binds:          spec.Binds,
 		Mounts:         spec.Mounts,
 		Resources: container.Resources{
-			NanoCPUs:   spec.NanoCPUs,
-			CpusetCpus: spec.CPUSet,
-			Memory:     spec.Memory,
+			DeviceCgroupRules: spec.DeviceRules,
+			NanoCPUs:          spec.NanoCPUs,
+			CpusetCpus:        spec.CPUSet,
+			Memory:            spec.Memory,
 		},
 	}
 	if spec.Memory > 0 {

@@ -51,16 +51,19 @@ func (w *Worker) handleEvent(ctx context.Context, ev docker.Event) {
 
 // onOOM records an OOM kill, publishes it and applies the OOM policy.
 func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
+	recorded := false
 	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
-		// Every worker on this engine sees the event; the first records it.
-		if !ev.Time.After(st.LastOOMAt) {
+		// Every worker on this engine sees the event, and a reopened
+		// stream may repeat it: the first to record it handles it.
+		recorded = ev.Time.After(st.LastOOMAt)
+		if !recorded {
 			return errUnchanged
 		}
 		st.OOMKills++
 		st.LastOOMAt = ev.Time
 		return nil
 	})
-	if err != nil || !st.LastOOMAt.Equal(ev.Time) {
+	if err != nil || !recorded {
 		return
 	}
 	msg := fmt.Sprintf("the kernel killed a process of sandbox %s: it ran out of its %s of memory (OOM kill %d; policy %s)",

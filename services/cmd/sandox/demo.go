@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/sdk"
 )
 
@@ -43,7 +44,7 @@ func demo(ctx context.Context, args []string) error {
 	suffix := uuid.NewString()[:8]
 	group, err := sdk.NewSandboxGroup(sdk.GroupConfig{
 		ID:               "demo-" + suffix,
-		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "512MiB"},
+		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "512MiB", Disk: "64MiB"},
 		Tools:            []string{toolFile},
 	}, sdk.WithURL(*url))
 	if err != nil {
@@ -110,6 +111,28 @@ func demo(ctx context.Context, args []string) error {
 	printObservations(obs)
 	_, err = sandbox.SendActionsJSON(ctx, []byte(`{"terminal_tools.run": `))
 	fmt.Printf("malformed JSON: %v\n", err)
+
+	step("limits hold: a disk filler stops at the 64 MiB disk, a memory hog is killed")
+	obs, err = sandbox.SendActionsJSON(ctx, []byte(`{
+		"terminal_tools.run": {"args": {"command": "head -c 100M /dev/zero > fill; ls -l fill"}},
+		"terminal_tools.run ": {"args": {"command": "rm fill; python3 -c 'b = bytearray(1 << 30)'"}}
+	}`))
+	if err != nil {
+		return err
+	}
+	printObservations(obs)
+	for _, o := range obs {
+		for _, h := range o.LimitsHit {
+			fmt.Printf("limit hit (%s): %s\n", h.Resource, h.Message)
+		}
+	}
+	u, err := sandbox.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("use: cpu %.1f%%, memory %s of %s, disk %s of %s, %d processes of %d\n",
+		u.CPUPercent, resources.FormatBytes(u.MemoryBytes), resources.FormatBytes(u.Limits.MemoryBytes),
+		resources.FormatBytes(u.DiskBytes), resources.FormatBytes(u.Limits.DiskBytes), u.PIDs, u.Limits.PIDs)
 
 	step("end the sandbox")
 	return sandbox.End(ctx)

@@ -84,15 +84,18 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_WORKER=orchestrator-1",
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.
-		// It attaches the loop devices of disk limits: privileged, with the
-		// host's /dev (loop devices made after it started appear there) and
-		// the disk images on the host, where the engine mounts them.
+		// It attaches the loop devices of disk limits: CAP_SYS_ADMIN for the
+		// loop ioctls, CAP_MKNOD and the loop devices (block major 7, and
+		// /dev/loop-control) for their nodes, the host's /dev so that loop
+		// devices made after it started appear, and the disk images on the
+		// host, where the engine mounts them.
 		Binds: []string{
 			"/var/run/docker.sock:/var/run/docker.sock",
 			"/dev:/dev",
 			disksDir + ":" + disksDir,
 		},
-		Privileged:           true,
+		CapAdd:               []string{"SYS_ADMIN", "MKNOD"},
+		DeviceRules:          []string{"b 7:* rwm", "c 10:237 rwm"},
 		RestartUnlessStopped: true,
 	}); err != nil {
 		return err
