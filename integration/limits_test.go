@@ -111,7 +111,9 @@ func TestOOMPolicies(t *testing.T) {
 		if !hasLimitHit(obs[0], schemas.LimitMemory) {
 			t.Errorf("got limits hit %+v, want the OOM kill in the hog's observation", obs[0].LimitsHit)
 		}
+		answered := time.Now()
 		ev := waitEvent(t, events, schemas.EventOOMKilled)
+		t.Logf("oom_killed event %s after the hog's observation", time.Since(answered).Round(time.Millisecond))
 		if !strings.Contains(ev.Message, "128.0 MiB") {
 			t.Errorf("got event %q, want it to name the 128 MiB limit", ev.Message)
 		}
@@ -131,7 +133,10 @@ func TestOOMPolicies(t *testing.T) {
 			{"tool": "terminal_tools.run", "args": {"command": "export MARK=before; (sleep 1; %s) > /dev/null 2>&1 &"}}
 		]`, hog))
 		mustOK(t, obs[1])
+		events := subscribeEvents(t, sb.ID())
+		killed := waitEvent(t, events, schemas.EventOOMKilled)
 		st := waitStatus(t, sb, func(st schemas.SandboxStatus) bool { return st.Restarts >= 1 && st.State == schemas.StateRunning })
+		t.Logf("restarted and answering %s after the OOM kill", st.UpdatedAt.Sub(killed.Time).Round(time.Millisecond))
 		if st.OOMKills < 1 {
 			t.Errorf("got %d OOM kills recorded, want at least 1", st.OOMKills)
 		}

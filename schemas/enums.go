@@ -18,7 +18,7 @@ func (CommandKind) JSONSchema() *invopop.Schema { return enumSchema(CommandKinds
 
 // JSONSchema lists the sandbox states.
 func (SandboxState) JSONSchema() *invopop.Schema {
-	return enumSchema(StateCreated, StateRunning, StateFailed, StateEnded)
+	return enumSchema(StateCreated, StateRunning, StateFailed, StateEnding, StateEnded)
 }
 
 // JSONSchema lists the group states.

@@ -32,10 +32,13 @@
 //
 // The process needs root or CAP_SYS_ADMIN (to attach loop devices and, when
 // a device node is missing, CAP_MKNOD to create it), a /dev/loop-control
-// (the loop driver), and mkfs.ext4 on its PATH. Run in a container, it must
-// be privileged and have the host's /dev bind-mounted, so that the devices
-// it attaches are the ones the Docker daemon mounts. Pool.Check reports
-// which of these is missing.
+// (the loop driver), and mkfs.ext4 and debugfs on its PATH. Run in a
+// container, it needs CAP_SYS_ADMIN and CAP_MKNOD, device cgroup rules for
+// the loop devices (block major 7) and /dev/loop-control (char 10:237), the
+// host's /dev bind-mounted, so that the devices it attaches are the ones the
+// Docker daemon mounts, and Dir bind-mounted from the host at the same path.
+// (--privileged would do too, where the engine can grant every capability.)
+// Pool.Check reports which of these is missing.
 //
 // # Layout and journal
 //

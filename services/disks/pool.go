@@ -18,7 +18,9 @@ const imageSuffix = ".img"
 // attaches them to loop devices.
 //
 // A Pool is safe for concurrent use by several goroutines; Attach and
-// Detach are serialised. Two processes must not share a Dir. A Pool must
+// Detach are serialised. Processes sharing a Dir (orchestrator workers on
+// one engine) must never work on the same name at once; the orchestrator
+// guarantees it, as one worker creates or ends a given sandbox. A Pool must
 // not be copied after first use.
 type Pool struct {
 	// Dir holds the images. It is created, mode 0700, on first Attach.
