@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/disks"
 )
 
 // TestDiskLimit checks that a sandbox's disk limit bounds everything it can
@@ -37,6 +40,21 @@ func TestDiskLimit(t *testing.T) {
 		}
 		if filler.Status().DiskDevice == "" {
 			t.Fatal("got no disk device in the status, want the loop device of the workspace")
+		}
+	})
+
+	t.Run("a relative disk resolves against the disks' file system", func(t *testing.T) {
+		capacity, err := (&disks.Pool{Dir: env.disks}).Capacity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := group.CreateSandbox(ctx, "it-disk-relative", sdk.SandboxOptions{ComputeResources: &schemas.ComputeResources{Disk: "0.5%"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sb.End(ctx)
+		if got, want := sb.Status().Resources.DiskBytes, int64(math.Round(float64(capacity)*0.005)); got != want {
+			t.Fatalf("got %d disk bytes, want 0.5%% of %d = %d", got, capacity, want)
 		}
 	})
 
@@ -114,6 +132,21 @@ func TestOOMPolicies(t *testing.T) {
 		answered := time.Now()
 		ev := waitEvent(t, events, schemas.EventOOMKilled)
 		t.Logf("oom_killed event %s after the hog's observation", time.Since(answered).Round(time.Millisecond))
+		// The events stream keeps it, and the observation with the report.
+		js, err := jetstream.New(env.nc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream, err := js.Stream(ctx, schemas.EventStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := stream.GetLastMsgForSubject(ctx, schemas.SandboxEventSubject(sb.ID())); err != nil || !strings.Contains(string(m.Data), `"kind":"oom_killed"`) {
+			t.Errorf("got %v (err %v), want the oom_killed event in %s", m, err, schemas.EventStream)
+		}
+		if m, err := stream.GetLastMsgForSubject(ctx, "sandox.obs."+sb.ID()+".*"); err != nil || !strings.Contains(string(m.Data), `"resource":"memory"`) {
+			t.Errorf("got %v (err %v), want the observation with the OOM report in %s", m, err, schemas.EventStream)
+		}
 		if !strings.Contains(ev.Message, "128.0 MiB") {
 			t.Errorf("got event %q, want it to name the 128 MiB limit", ev.Message)
 		}

@@ -26,6 +26,7 @@ var env struct {
 	nats    *server.Server
 	url     string // NATS as the test process and the sandboxes see it
 	network string
+	disks   string // the orchestrator's disks directory
 	nc      *nats.Conn
 }
 
@@ -105,6 +106,7 @@ func setup(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	ocfg.DisksDir = disksDir
+	env.disks = disksDir
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	w, err := orchestrator.NewWorker(ctx, env.nc, d, ocfg, log)
 	if err != nil {

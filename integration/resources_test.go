@@ -117,6 +117,9 @@ func TestComputeResources(t *testing.T) {
 		if out := obs[1].Stdout; !strings.Contains(out, "fork refused after") {
 			t.Fatalf("got %q, want fork refused at the PIDs limit", out)
 		}
+		if !hasLimitHit(obs[1], schemas.LimitPIDs) {
+			t.Errorf("got limits hit %+v, want the refused fork reported", obs[1].LimitsHit)
+		}
 		obs = send(t, neighbour, `{"terminal_tools.run": {"args": {"command": "echo neighbour fine"}}}`)
 		mustOK(t, obs[0])
 	})
