@@ -135,6 +135,8 @@ func TestComputeResources(t *testing.T) {
 			{"more memory than the host", schemas.ComputeResources{Memory: "64TiB"}, sdk.ErrResourceExhausted, "memory"},
 			{"memory bandwidth without resctrl", schemas.ComputeResources{MemoryBandwidth: "2GB/s"}, sdk.ErrUnsupported, "resctrl"},
 			{"a unit that does not exist", schemas.ComputeResources{Memory: "12XB"}, sdk.ErrBadRequest, "memory"},
+			{"a disk too small for a file system", schemas.ComputeResources{Disk: "8MiB"}, sdk.ErrBadRequest, "compute.disk 8.0 mib is below the minimum"},
+			{"more disk than the host", schemas.ComputeResources{Disk: "1000TiB"}, sdk.ErrResourceExhausted, "disk"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/sandox/sandox/schemas"
@@ -61,7 +62,12 @@ func (w *Worker) volumeOptions(ctx context.Context, st *schemas.SandboxStatus) (
 	}
 	uid, gid := sandboxUID, sandboxUID
 	d, err := w.disks.pool.Attach(ctx, st.ID, st.Resources.DiskBytes, uid, gid)
-	if err != nil {
+	switch {
+	case errors.Is(err, disks.ErrNoSpace):
+		return nil, schemas.Errorf(schemas.CodeResourceExhausted, "compute.disk: %v", err)
+	case errors.Is(err, disks.ErrInvalid):
+		return nil, schemas.Errorf(schemas.CodeBadRequest, "compute.disk: %v", err)
+	case err != nil:
 		return nil, err
 	}
 	st.DiskDevice = d.Device

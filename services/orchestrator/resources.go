@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/disks"
 )
 
 // placement is the engine a sandbox is placed on and its capacity.
@@ -34,6 +35,10 @@ func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResource
 	if r.DiskBytes > 0 {
 		if err := w.diskSupport(); err != nil {
 			return r, host, err
+		}
+		if r.DiskBytes < disks.MinSize {
+			return r, host, schemas.Errorf(schemas.CodeBadRequest, "compute.disk %s is below the minimum of %s: the sandbox's file system needs room for its own metadata",
+				resources.FormatBytes(r.DiskBytes), resources.FormatBytes(disks.MinSize))
 		}
 	}
 	return r, host, nil
