@@ -131,12 +131,7 @@ func setup(ctx context.Context) (func() error, error) {
 		}
 		nerr := d.RemoveNetwork(context.Background(), env.network)
 		// And their disks go once their volumes are gone.
-		pool := disks.Pool{Dir: disksDir}
-		if left, err := pool.List(); err == nil {
-			for _, dk := range left {
-				_ = pool.Detach(dk.Name)
-			}
-		}
+		_ = (&disks.Pool{Dir: disksDir}).DetachAll()
 		os.RemoveAll(disksDir)
 		d.Close()
 		if werr != nil {

@@ -173,6 +173,17 @@ func (p *Pool) List() ([]Disk, error) {
 	return disks, nil
 }
 
+// DetachAll detaches and deletes every disk in Dir, as Detach does each;
+// it goes on past a disk it cannot detach and returns every error.
+func (p *Pool) DetachAll() error {
+	all, err := p.List()
+	errs := []error{err}
+	for _, d := range all {
+		errs = append(errs, p.Detach(d.Name))
+	}
+	return errors.Join(errs...)
+}
+
 // findImage returns the Disk of the file image if a loop device has it
 // attached.
 func findImage(name, image string) (Disk, bool, error) {

@@ -313,6 +313,20 @@ func TestList(t *testing.T) {
 	if got, err := missing.List(); len(got) != 0 || err != nil {
 		t.Errorf("List of a missing Dir: got %v, %v, want none, nil", got, err)
 	}
+
+	// DetachAll removes both, attached or not, and leaves the strays.
+	if err := p.DetachAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.List(); len(got) != 0 || err != nil {
+		t.Errorf("List after DetachAll: got %v, %v, want none, nil", got, err)
+	}
+	if backingFile(a.Device) != "" {
+		t.Errorf("%s still attached after DetachAll", a.Device)
+	}
+	if err := missing.DetachAll(); err != nil {
+		t.Errorf("DetachAll of a missing Dir: got %v, want nil", err)
+	}
 }
 
 func TestCapacity(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 // diskPool is where sandboxes with a disk limit get their /workspace: an
 // ext4 image of the limit's size on a loop device, mounted by the engine as
-// a local volume. writes past the size fail with ENOSPC in that sandbox
+// a local volume. Writes past the size fail with ENOSPC in that sandbox
 // alone.
 type diskPool struct {
 	pool *disks.Pool
@@ -20,7 +20,7 @@ type diskPool struct {
 
 func newDiskPool(dir string) diskPool {
 	if dir == "" {
-		return diskPool{err: schemas.Errorf(schemas.CodeUnsupported, "this orchestrator has no disks directory configured")}
+		return diskPool{err: errors.New("this orchestrator has no disks directory configured")}
 	}
 	p := &disks.Pool{Dir: dir}
 	if err := p.Check(); err != nil {
@@ -60,8 +60,7 @@ func (w *Worker) volumeOptions(ctx context.Context, st *schemas.SandboxStatus) (
 	if err := w.diskSupport(); err != nil {
 		return nil, err
 	}
-	uid, gid := sandboxUID, sandboxUID
-	d, err := w.disks.pool.Attach(ctx, st.ID, st.Resources.DiskBytes, uid, gid)
+	d, err := w.disks.pool.Attach(ctx, st.ID, st.Resources.DiskBytes, sandboxUID, sandboxUID)
 	switch {
 	case errors.Is(err, disks.ErrNoSpace):
 		return nil, schemas.Errorf(schemas.CodeResourceExhausted, "compute.disk: %v", err)

@@ -45,19 +45,38 @@ func (s *store) readLedger(ctx context.Context, key string) (resources.Ledger, e
 // admit records the resources of sandbox id in the engine's ledger, or
 // refuses them with CodeResourceExhausted when they do not fit in what the
 // other sandboxes leave free.
-func (w *Worker) admit(ctx context.Context, id string, r schemas.ResolvedResources, host placement, overcommit float64) error {
-	return w.store.updateLedger(ctx, ledgerKey(host.engineID), func(l *resources.Ledger) error {
-		return l.Admit(id, r, host.Host, overcommit)
+func (w *Worker) admit(ctx context.Context, id string, r schemas.ResolvedResources, host resources.Host, overcommit float64) error {
+	key, err := w.engineKey(ctx)
+	if err != nil {
+		return err
+	}
+	return w.store.updateLedger(ctx, key, func(l *resources.Ledger) error {
+		return l.Admit(id, r, host, overcommit)
 	})
 }
 
 // release forgets the resources of sandbox id.
 func (w *Worker) release(ctx context.Context, id string) error {
-	host, err := w.host(ctx)
+	key, err := w.engineKey(ctx)
 	if err != nil {
 		return err
 	}
-	return w.store.releaseLedger(ctx, ledgerKey(host.engineID), id)
+	return w.store.releaseLedger(ctx, key, id)
+}
+
+// engineKey returns the ledger key of the worker's engine, asking the
+// engine for its id once.
+func (w *Worker) engineKey(ctx context.Context) (string, error) {
+	w.engine.mu.Lock()
+	defer w.engine.mu.Unlock()
+	if w.engine.key == "" {
+		h, err := w.rt.Host(ctx)
+		if err != nil {
+			return "", err
+		}
+		w.engine.key = ledgerKey(h.ID)
+	}
+	return w.engine.key, nil
 }
 
 // releaseLedger forgets the allocation of sandbox id in the ledger under

@@ -11,24 +11,18 @@ import (
 	"github.com/sandox/sandox/services/disks"
 )
 
-// placement is the engine a sandbox is placed on and its capacity.
-type placement struct {
-	resources.Host
-	engineID string
-}
-
 // resolveResources parses a sandbox's compute resources and resolves them
 // against the engine's host, which it returns too.
-func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResources) (schemas.ResolvedResources, placement, error) {
+func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResources) (schemas.ResolvedResources, resources.Host, error) {
 	req, err := resources.Parse(c)
 	if err != nil {
-		return schemas.ResolvedResources{}, placement{}, err
+		return schemas.ResolvedResources{}, resources.Host{}, err
 	}
 	host, err := w.host(ctx)
 	if err != nil {
-		return schemas.ResolvedResources{}, placement{}, err
+		return schemas.ResolvedResources{}, resources.Host{}, err
 	}
-	r, err := resources.Resolve(req, host.Host)
+	r, err := resources.Resolve(req, host)
 	if err != nil {
 		return r, host, err
 	}
@@ -45,14 +39,12 @@ func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResource
 }
 
 // host measures the machine the engine runs sandboxes on.
-func (w *Worker) host(ctx context.Context) (placement, error) {
+func (w *Worker) host(ctx context.Context) (resources.Host, error) {
 	h, err := w.rt.Host(ctx)
 	if err != nil {
-		return placement{}, err
+		return resources.Host{}, err
 	}
-	p := placement{Host: resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes}, engineID: h.ID}
-	p.DiskBytes = w.diskCapacity()
-	return p, nil
+	return resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes, DiskBytes: w.diskCapacity()}, nil
 }
 
 // sandboxStats reads a sandbox's live use against its limits.

@@ -25,6 +25,11 @@ type Worker struct {
 	log   *slog.Logger
 	locks keyedMutex
 	disks diskPool
+	// engine caches the ledger key of the engine (see engineKey).
+	engine struct {
+		mu  sync.Mutex
+		key string
+	}
 }
 
 // NewWorker sets up the streams and buckets and returns a worker. It does

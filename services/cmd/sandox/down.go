@@ -46,11 +46,7 @@ func down(ctx context.Context, args []string) error {
 	}
 	// Their disks, once no volume mounts them (needs root, as attaching did).
 	if os.Geteuid() == 0 {
-		pool := disks.Pool{Dir: disksDir}
-		all, _ := pool.List()
-		for _, dk := range all {
-			errs = append(errs, pool.Detach(dk.Name))
-		}
+		errs = append(errs, (&disks.Pool{Dir: disksDir}).DetachAll())
 	}
 	errs = append(errs, d.RemoveNetwork(ctx, networkName))
 	if *purge {
