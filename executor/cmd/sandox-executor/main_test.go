@@ -1,8 +1,10 @@
 package main
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestConfigFromEnvDiskBytes(t *testing.T) {
@@ -27,18 +29,14 @@ func TestConfigFromEnvDiskBytes(t *testing.T) {
 			t.Setenv("SANDOX_DISK_BYTES", tt.value)
 			cfg, err := configFromEnv()
 			if tt.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "SANDOX_DISK_BYTES") {
-					t.Fatalf("got %v, want an error naming SANDOX_DISK_BYTES", err)
-				}
+				require.ErrorContains(t, err, "SANDOX_DISK_BYTES")
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			l := cfg.Limits
-			if l.DiskLimitBytes != tt.want || l.Workspace != "/ws" || l.CgroupRoot != "/cg" {
-				t.Fatalf("got %+v, want disk %d, workspace /ws, cgroup root /cg", l, tt.want)
-			}
+			assert.Equal(t, tt.want, l.DiskLimitBytes, "disk limit")
+			assert.Equal(t, "/ws", l.Workspace, "workspace")
+			assert.Equal(t, "/cg", l.CgroupRoot, "cgroup root")
 		})
 	}
 }
