@@ -120,7 +120,7 @@ func (f *Future) Poll() (obs []schemas.Observation, done bool, err error) {
 	if errors.Is(err, nats.ErrTimeout) {
 		return nil, false, nil
 	} else if err != nil {
-		return nil, true, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return nil, true, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	obs, err = f.settle(m)
 	return obs, true, err
@@ -142,7 +142,7 @@ func (f *Future) settle(m *nats.Msg) ([]schemas.Observation, error) {
 	var res schemas.BatchResult
 	var err error
 	if jerr := json.Unmarshal(m.Data, &res); jerr != nil {
-		err = fmt.Errorf("%w: decode observations: %v", ErrInternal, jerr)
+		err = fmt.Errorf("%w: decode observations: %w", ErrInternal, jerr)
 	} else if res.Error != nil {
 		err = fmt.Errorf("sandbox %s: %w", f.sandbox.id, fromWire(res.Error))
 	}
@@ -193,16 +193,16 @@ func sandboxState(ctx context.Context, c *conn, id string) (schemas.SandboxStatu
 	var st schemas.SandboxStatus
 	kv, err := c.js.KeyValue(ctx, schemas.SandboxBucket)
 	if err != nil {
-		return st, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return st, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	e, err := kv.Get(ctx, id)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return st, fmt.Errorf("%w: %v", ErrNotFound, err)
+		return st, fmt.Errorf("%w: %w", ErrNotFound, err)
 	} else if err != nil {
-		return st, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return st, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if err := json.Unmarshal(e.Value(), &st); err != nil {
-		return st, fmt.Errorf("%w: %v", ErrInternal, err)
+		return st, fmt.Errorf("%w: %w", ErrInternal, err)
 	}
 	return st, nil
 }

@@ -70,12 +70,12 @@ func NewSandboxGroup(cfg GroupConfig, opts ...Option) (*SandboxGroup, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 		}
 	}
 	spec, err := groupSpec(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: group %q: %v", ErrBadRequest, cfg.ID, err)
+		return nil, fmt.Errorf("%w: group %q: %w", ErrBadRequest, cfg.ID, err)
 	}
 	return &SandboxGroup{spec: spec, opts: o, sandboxes: map[string]*Sandbox{}}, nil
 }
@@ -203,7 +203,7 @@ func (g *SandboxGroup) track(st schemas.SandboxStatus) *Sandbox {
 func (g *SandboxGroup) CreateSandbox(ctx context.Context, id string, opts SandboxOptions) (*Sandbox, error) {
 	spec, err := sandboxSpec(id, opts, g.spec.Compute)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	c, err := g.link()
 	if err != nil {

@@ -125,7 +125,7 @@ func (s *Sandbox) SendActions(ctx context.Context, actions schemas.Actions, opts
 func (s *Sandbox) SendActionsJSON(ctx context.Context, payload []byte, opts ...SendOption) ([]schemas.Observation, error) {
 	actions, err := schemas.ParseActions(payload)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	return s.SendActions(ctx, actions, opts...)
 }
@@ -139,7 +139,7 @@ func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions,
 	}
 	data, err := json.Marshal(actions)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	var o sendOptions
 	for _, opt := range opts {
@@ -153,7 +153,7 @@ func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions,
 	reply := schemas.ObservationSubject(s.id, batch)
 	sub, err := c.nc.SubscribeSync(reply)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	msg := nats.NewMsg(schemas.ActionsSubject(s.id))
 	msg.Reply = reply
@@ -166,12 +166,12 @@ func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions,
 	evSub, err := c.nc.ChanSubscribe(schemas.SandboxEventSubject(s.id), events)
 	if err != nil {
 		sub.Unsubscribe()
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if err := c.nc.PublishMsg(msg); err != nil {
 		sub.Unsubscribe()
 		evSub.Unsubscribe()
-		return nil, fmt.Errorf("%w: send actions to sandbox %s: %v", ErrUnavailable, s.id, err)
+		return nil, fmt.Errorf("%w: send actions to sandbox %s: %w", ErrUnavailable, s.id, err)
 	}
 	return &Future{sandbox: s, batchID: batch, sub: sub, evSub: evSub, events: events, sent: time.Now(), done: make(chan struct{})}, nil
 }
@@ -187,11 +187,11 @@ func (s *Sandbox) Tools(ctx context.Context) ([]schemas.ToolDescription, error) 
 	defer cancel()
 	m, err := c.nc.RequestWithContext(ctx, schemas.ToolsSubject(s.id), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sandbox %s: %v", ErrSandboxGone, s.id, err)
+		return nil, fmt.Errorf("%w: sandbox %s: %w", ErrSandboxGone, s.id, err)
 	}
 	var out []schemas.ToolDescription
 	if err := json.Unmarshal(m.Data, &out); err != nil {
-		return nil, fmt.Errorf("%w: decode tools: %v", ErrInternal, err)
+		return nil, fmt.Errorf("%w: decode tools: %w", ErrInternal, err)
 	}
 	return out, nil
 }
