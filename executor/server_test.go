@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/tools"
@@ -76,16 +77,11 @@ func startServerWith(t *testing.T, reg *tools.Registry, srvCfg Config) *nats.Con
 		cancel()
 		assert.NoError(t, <-done, "Serve")
 	})
-	// Wait until the executor answers pings.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := nc.Request(schemas.PingSubject("sb-1"), nil, 200*time.Millisecond); err == nil {
-			return nc
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("executor did not answer ping within 5s")
-		}
-	}
+	poll.Until(t, 5*time.Second, "the executor to answer pings", func() bool {
+		_, err := nc.Request(schemas.PingSubject("sb-1"), nil, 200*time.Millisecond)
+		return err == nil
+	})
+	return nc
 }
 
 func request(t *testing.T, nc *nats.Conn, payload string, stop bool) schemas.BatchResult {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/disks"
@@ -210,15 +211,11 @@ func waitEvent(t *testing.T, ch chan *nats.Msg, kind schemas.EventKind) schemas.
 // waitStatus polls the sandbox's recorded state until ok, or fails after 60 s.
 func waitStatus(t *testing.T, sb *sdk.Sandbox, ok func(schemas.SandboxStatus) bool) schemas.SandboxStatus {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		st, err := sb.Refresh(t.Context())
-		if err == nil && ok(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got status %+v (err %v) after 60 s, want the awaited change", st, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	var st schemas.SandboxStatus
+	poll.Until(t, 60*time.Second, "the awaited change of the sandbox status", func() bool {
+		var err error
+		st, err = sb.Refresh(t.Context())
+		return err == nil && ok(st)
+	})
+	return st
 }

@@ -26,7 +26,6 @@ const (
 	LedgerKey    = "host"
 
 	// Headers on messages.
-	HeaderCommandID   = "Sandox-Command-Id"
 	HeaderBatchID     = "Sandox-Batch-Id"
 	HeaderStopOnError = "Sandox-Stop-On-Error"
 )

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,12 +65,4 @@ func mount(t *testing.T, dev string) string {
 func unmount(t *testing.T, dir string) {
 	t.Helper()
 	require.NoError(t, unix.Unmount(dir, 0), "unmount %s", dir)
-}
-
-// checkFor fails the test unless cond becomes true within d.
-func checkFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	if !waitFor(d, cond) {
-		t.Fatalf("after %v: %s", d, what)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -160,7 +161,7 @@ func TestReattachKeepsFiles(t *testing.T) {
 	unmount(t, dir)
 
 	clearLoop(t, d.Device)
-	checkFor(t, 2*time.Second, d.Device+" still attached", func() bool { return backingFile(d.Device) == "" })
+	poll.Until(t, 2*time.Second, d.Device+" to be detached", func() bool { return backingFile(d.Device) == "" })
 	_, ok, err := p.Find("keep")
 	require.NoError(t, err, "Find of a detached image")
 	require.False(t, ok, "Find of a detached image")
@@ -232,7 +233,7 @@ func TestList(t *testing.T) {
 	a := attach(t, p, "a")
 	b := attach(t, p, "b")
 	clearLoop(t, b.Device)
-	checkFor(t, 2*time.Second, b.Device+" still attached", func() bool { return backingFile(b.Device) == "" })
+	poll.Until(t, 2*time.Second, b.Device+" to be detached", func() bool { return backingFile(b.Device) == "" })
 	b.Device = ""
 	for _, stray := range []string{"notes.txt", "bad name.img"} {
 		require.NoError(t, os.WriteFile(filepath.Join(p.Dir, stray), nil, 0o600))

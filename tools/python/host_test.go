@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/assert"
@@ -270,7 +271,7 @@ func TestCloseDuringCall(t *testing.T) {
 		_, err := slow.Call(t.Context(), json.RawMessage(`{"seconds": 60}`))
 		done <- err
 	}()
-	waitFor(t, func() bool { // the call is inside the function
+	poll.Until(t, 10*time.Second, "the call to be inside the function", func() bool {
 		h.mu.Lock()
 		p := h.proc
 		h.mu.Unlock()
@@ -282,16 +283,4 @@ func TestCloseDuringCall(t *testing.T) {
 	})
 	require.NoError(t, h.Close(), "want a clean close")
 	require.ErrorIs(t, <-done, ErrClosed)
-}
-
-// waitFor polls cond until it holds, failing the test after ten seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 10s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

@@ -78,15 +78,3 @@ func exitCode(res tools.Result) string {
 	}
 	return strconv.Itoa(*res.ExitCode)
 }
-
-// waitUntil polls cond until it is true or waitLong passed.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLong)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s waiting for %s", waitLong, what)
-		}
-		time.Sleep(20 * time.Millisecond) // the poll interval, not a wait for the condition
-	}
-}

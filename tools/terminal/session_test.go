@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -183,7 +184,7 @@ func TestInteractiveInput(t *testing.T) {
 			m := newTestManager(t, Config{})
 			res := mustCall(t, m, "run", map[string]any{"command": tt.command, "timeout_seconds": 0.5})
 			out := res.Stdout
-			waitUntil(t, "the prompt", func() bool {
+			poll.Until(t, waitLong, "the prompt", func() bool {
 				if strings.Contains(out, tt.prompt) {
 					return true
 				}
@@ -216,7 +217,7 @@ func TestBackgroundServerSurvives(t *testing.T) {
 	res := mustCall(t, m, "run", map[string]any{"command": fmt.Sprintf("python3 -m http.server %d --bind 127.0.0.1 &", port), "timeout_seconds": waitLong.Seconds()})
 	requireExit(t, res, 0)
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
-	waitUntil(t, "the server to answer 200", func() bool {
+	poll.Until(t, waitLong, "the server to answer 200", func() bool {
 		out := run(t, m, "", "python3 -c 'import sys, urllib.request as u; print(\"status=%d\" % u.urlopen(sys.argv[1]).status)' "+url+" 2>/dev/null || true")
 		return strings.Contains(out, "status=200\n")
 	})
@@ -336,8 +337,8 @@ func TestCloseKillsEverything(t *testing.T) {
 	require.NoError(t, err, "%q, want a pid", out)
 	mustCall(t, m, "run", map[string]any{"command": "sleep 1000", "session": "busy", "timeout_seconds": 0.1})
 	require.NoError(t, m.Close(), "close")
-	waitUntil(t, "the background sleep to die", func() bool { return !processAlive(bg) })
-	waitUntil(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
+	poll.Until(t, waitLong, "the background sleep to die", func() bool { return !processAlive(bg) })
+	poll.Until(t, waitLong, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
 	_, err = call(t, m, "run", map[string]any{"command": "true"})
 	require.Error(t, err, "running after Close")
 }
