@@ -84,3 +84,41 @@ func TestToolFamilies(t *testing.T) {
 		assert.ErrorContains(t, err, `unknown tool family "nope_tools"`)
 	})
 }
+
+// TestGroupToolFamilies checks that a group's families are its sandboxes'
+// default, and that a sandbox's own families are added to them.
+func TestGroupToolFamilies(t *testing.T) {
+	group := newGroup(t, sdk.GroupConfig{
+		ID:               "it-families-group",
+		ComputeResources: schemas.ComputeResources{CPU: "0.5", Memory: "256MiB"},
+		Tools:            []string{"filesystem_tools.py"},
+		Sandboxes:        []sdk.InitialSandbox{{ID: "it-famg-initial"}},
+	})
+	tests := []struct {
+		name  string
+		id    string
+		tools []string
+		want  []string
+	}{
+		{"the group's", "it-famg-plain", nil, []string{"filesystem_tools"}},
+		{"the group's and its own", "it-famg-more", []string{"terminal_tools.py"}, []string{"filesystem_tools", "terminal_tools"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := startSandbox(t, group, tt.id, sdk.SandboxOptions{Tools: tt.tools})
+			st, err := sb.Refresh(t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, st.Families)
+			assert.Equal(t, tt.want, st.Tools)
+			require.NoError(t, sb.End(t.Context()))
+		})
+	}
+	t.Run("an initial sandbox", func(t *testing.T) {
+		sb := group.Sandbox("it-famg-initial")
+		require.NotNil(t, sb)
+		st, err := sb.Refresh(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, schemas.StateRunning, st.State)
+		assert.Equal(t, []string{"filesystem_tools"}, st.Tools)
+	})
+}
