@@ -20,7 +20,8 @@ var errNoCommandID = errors.New("no usable command id")
 // can wait for its answer, so it is poison. Otherwise cmd has at least its
 // id, and refusal, when not nil, is the bad_request to answer it with: a
 // body that is not a valid command (a field of the wrong type, content
-// that is not base64, a time that is not RFC 3339).
+// that is not base64, a time that is not RFC 3339), or a command that says
+// the same thing twice in two ways that disagree (checkCommand).
 func decodeCommand(subject string, hdr nats.Header, data []byte) (cmd schemas.Command, refusal *schemas.Error, err error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
@@ -42,6 +43,9 @@ func decodeCommand(subject string, hdr nats.Header, data []byte) (cmd schemas.Co
 	if uerr := json.Unmarshal(data, &full); uerr != nil {
 		return cmd, schemas.Errorf(schemas.CodeBadRequest, "command: %v", uerr), nil
 	}
+	if cerr := checkCommand(subject, hdr, full); cerr != nil {
+		return full, cerr, nil
+	}
 	return full, nil, nil
 }
 
@@ -55,4 +59,3 @@ func usableID(id string) bool {
 		return r == '.' || r == '*' || r == '>' || unicode.IsSpace(r) || unicode.IsControl(r) || r == unicode.ReplacementChar
 	})
 }
-

@@ -92,6 +92,18 @@ func TestEveryCommandWithAnIDIsAnswered(t *testing.T) {
 			`{"id":"c5","kind":7,"group_id":"g",` + at + `}`, []string{"kind"}},
 		{"no issued_at", "sandox.cmd.start_group", "", "c6",
 			`{"id":"c6","kind":"start_group","group_id":"g"}`, []string{"issued_at"}},
+		{"sandbox ids differ", "sandox.cmd.create_sandbox", "", "c7",
+			`{"id":"c7","kind":"create_sandbox","group_id":"g","sandbox_id":"sb-a","sandbox":{"id":"sb-b"},` + at + `}`, []string{`"sb-a"`, `"sb-b"`}},
+		{"group ids differ", "sandox.cmd.create_group", "", "c8",
+			`{"id":"c8","kind":"create_group","group_id":"g-a","group":{"id":"g-b","compute":{}},` + at + `}`, []string{`"g-a"`, `"g-b"`}},
+		{"kind differs from subject", "sandox.cmd.end_group", "", "c9",
+			`{"id":"c9","kind":"start_group","group_id":"g",` + at + `}`, []string{"sandox.cmd.end_group", "start_group"}},
+		{"id differs from Nats-Msg-Id", "sandox.cmd.start_group", "other-id", "c10",
+			`{"id":"c10","kind":"start_group","group_id":"g",` + at + `}`, []string{`"c10"`, `"other-id"`}},
+		{"sandbox spec on start_sandbox", "sandox.cmd.start_sandbox", "", "c11",
+			`{"id":"c11","kind":"start_sandbox","group_id":"g","sandbox_id":"sb","sandbox":{"id":"sb"},` + at + `}`, []string{"start_sandbox takes no sandbox spec"}},
+		{"group spec on end_group", "sandox.cmd.end_group", "", "c12",
+			`{"id":"c12","kind":"end_group","group_id":"g","group":{"id":"g","compute":{}},` + at + `}`, []string{"end_group takes no group spec"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
