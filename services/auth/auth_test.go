@@ -228,4 +228,3 @@ func TestPermissionsNeedSandboxOnlyForSandboxRole(t *testing.T) {
 		})
 	}
 }
-

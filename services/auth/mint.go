@@ -81,3 +81,9 @@ func ParseCreds(data []byte) (Creds, error) {
 }
 
 func unixTime(s int64) time.Time { return time.Unix(s, 0) }
+
+// Issued reports whether c was signed by this authority's account.
+func (a *Authority) Issued(c Creds) bool {
+	uc, err := jwt.DecodeUserClaims(c.JWT)
+	return err == nil && uc.Issuer == a.AccountKey()
+}
