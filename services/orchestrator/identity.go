@@ -50,13 +50,12 @@ func (w *Worker) mintIdentity(ctx context.Context, sandboxID string) error {
 	return os.Rename(tmp.Name(), w.credsFile(sandboxID))
 }
 
-// withIdentity mounts the sandbox's credentials into spec and points the
-// executor at them.
+// withIdentity mounts the sandbox's credentials into spec; executorEnv
+// points the executor at them.
 func (w *Worker) withIdentity(spec *docker.ContainerSpec, sandboxID string) {
 	if w.cfg.CredsDir == "" {
 		return
 	}
-	spec.Env = append(spec.Env, "SANDOX_NATS_CREDS="+SandboxCredsPath)
 	spec.Mounts = append(spec.Mounts, mount.Mount{
 		Type:     mount.TypeBind,
 		Source:   w.credsFile(sandboxID),
