@@ -1,0 +1,49 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// NATSSearcher forwards search requests over NATS to the control plane's
+// search service on schemas.SearchSubject. It is safe for concurrent use.
+type NATSSearcher struct {
+	nc *nats.Conn
+}
+
+// NewNATSSearcher returns a Searcher that asks the search service through
+// nc.
+func NewNATSSearcher(nc *nats.Conn) *NATSSearcher { return &NATSSearcher{nc: nc} }
+
+// Search sends req and waits for the answer until ctx ends (30 s when ctx
+// has no deadline). No search service listening is ErrNoSearch.
+func (s *NATSSearcher) Search(ctx context.Context, req schemas.SearchRequest) (schemas.SearchResponse, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+	}
+	data, err := json.Marshal(req)
+	if err != nil {
+		return schemas.SearchResponse{}, fmt.Errorf("encode search request: %w", err)
+	}
+	msg, err := s.nc.RequestWithContext(ctx, schemas.SearchSubject, data)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return schemas.SearchResponse{}, fmt.Errorf("nothing serves %s (is the search service running?): %w", schemas.SearchSubject, ErrNoSearch)
+	case err != nil:
+		return schemas.SearchResponse{}, fmt.Errorf("ask the search service: %w", err)
+	}
+	var resp schemas.SearchResponse
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return schemas.SearchResponse{}, fmt.Errorf("decode search response: %w", err)
+	}
+	return resp, nil
+}
