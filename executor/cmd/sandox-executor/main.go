@@ -20,6 +20,7 @@ import (
 
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/executor/limits"
+	"github.com/sandox/sandox/tools/web"
 )
 
 func main() {
@@ -52,12 +53,6 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 
-	reg, closeTools, err := executor.Tools(ctx, cfg.Tools, log)
-	if err != nil {
-		return err
-	}
-	defer closeTools()
-
 	opts := []nats.Option{
 		nats.Name("sandox-executor " + cfg.SandboxID),
 		nats.RetryOnFailedConnect(true),
@@ -72,6 +67,14 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
 	}
 	defer nc.Close()
+
+	// The web tools forward web_search over this connection.
+	cfg.Tools.Search = web.NewNATSSearcher(nc)
+	reg, closeTools, err := executor.Tools(ctx, cfg.Tools, log)
+	if err != nil {
+		return err
+	}
+	defer closeTools()
 
 	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: cfg.SandboxID, Limits: watcher}, log)
 	return srv.Serve(ctx)
