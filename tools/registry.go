@@ -36,9 +36,14 @@ func (r *Registry) Add(tools ...Tool) {
 
 // Resolve finds the tool an action names: "module.function", or a bare
 // function name that exactly one module defines. A trailing "Use" is
-// ignored. The error is a *schemas.Error with CodeUnknownTool or
-// CodeAmbiguousTool that lists what would have matched.
+// ignored; nothing else is: a name with a space, a tab, a line break or any
+// other character a tool name does not have is refused as written
+// (schemas.CheckToolRef). The error is a *schemas.Error with CodeUnknownTool
+// or CodeAmbiguousTool that lists what would have matched.
 func (r *Registry) Resolve(ref string) (Tool, error) {
+	if err := schemas.CheckToolRef(ref); err != nil {
+		return Tool{}, err
+	}
 	name := schemas.ToolName(ref)
 	r.mu.RLock()
 	defer r.mu.RUnlock()

@@ -54,7 +54,7 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 // executorEnv is what the sandbox's executor reads from its environment:
 // who it is, where NATS is, the families it serves and its disk limit.
 func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
-	return schemas.ExecutorEnv{
+	env := schemas.ExecutorEnv{
 		SandboxID: st.ID,
 		GroupID:   st.GroupID,
 		NATSURL:   w.cfg.SandboxNATSURL,
@@ -62,6 +62,10 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		Workspace: workspaceDir,
 		DiskBytes: st.Resources.DiskBytes,
 	}
+	if w.cfg.CredsDir != "" {
+		env.NATSCreds = SandboxCredsPath
+	}
+	return env
 }
 
 // waitReady waits until the sandbox's executor answers a ping, the

@@ -107,7 +107,12 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	if err := w.rt.CreateVolume(ctx, VolumeName(st.ID), labels, opts); err != nil {
 		return err
 	}
-	id, err := w.rt.Create(ctx, w.containerSpec(st, labels))
+	if err := w.mintIdentity(ctx, st.ID); err != nil {
+		return err
+	}
+	spec := w.containerSpec(st, labels)
+	w.withIdentity(&spec, st.ID)
+	id, err := w.rt.Create(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -208,9 +213,13 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 	return st, nil
 }
 
-// removeSandboxResources removes a sandbox's container, then its volume
-// and disk, and releases its resources.
+// removeSandboxResources revokes a sandbox's identity, removes its
+// container, then its volume and disk, and releases its resources.
 func (w *Worker) removeSandboxResources(ctx context.Context, container, sandboxID string) error {
+	// First the identity, so that the sandbox is off the bus at once.
+	if err := w.revokeIdentity(ctx, sandboxID); err != nil {
+		return err
+	}
 	if err := w.rt.Remove(ctx, container); err != nil {
 		return err
 	}

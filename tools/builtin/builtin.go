@@ -8,6 +8,7 @@ import (
 	"github.com/sandox/sandox/tools"
 	"github.com/sandox/sandox/tools/filesystem"
 	"github.com/sandox/sandox/tools/terminal"
+	"github.com/sandox/sandox/tools/web"
 )
 
 // Modules returns the built-in tool families, in the order the executor
@@ -16,6 +17,7 @@ func Modules() []tools.Module {
 	return []tools.Module{
 		terminal.Family(),
 		filesystem.Family(),
+		web.Family(),
 	}
 }
 

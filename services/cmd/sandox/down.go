@@ -32,7 +32,7 @@ func down(ctx context.Context, args []string) error {
 	}
 	defer d.Close()
 	var errs []error
-	if nc, err := nats.Connect(*url, nats.Timeout(2*time.Second)); err == nil {
+	if nc, err := connect(*url, 2*time.Second); err == nil {
 		errs = append(errs, endAllGroups(ctx, nc))
 		nc.Close()
 	}

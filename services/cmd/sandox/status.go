@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
@@ -25,7 +24,7 @@ func status(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	nc, err := nats.Connect(*url, nats.Timeout(2*time.Second))
+	nc, err := connect(*url, 2*time.Second)
 	if err != nil {
 		return fmt.Errorf("NATS at %s: %w (is sandox up? run `sandox up`)", *url, err)
 	}
@@ -72,7 +71,7 @@ func stats(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return errors.New("usage: sandox stats SANDBOX")
 	}
-	nc, err := nats.Connect(*url, nats.Timeout(2*time.Second))
+	nc, err := connect(*url, 2*time.Second)
 	if err != nil {
 		return fmt.Errorf("NATS at %s: %w", *url, err)
 	}
