@@ -69,7 +69,8 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
 	msg := fmt.Sprintf("the kernel killed a process of sandbox %s: it ran out of its %s of memory (OOM kill %d; policy %s)",
 		id, resources.FormatBytes(st.Resources.MemoryBytes), st.OOMKills, policy(st))
 	w.log.Warn("sandbox out of memory", "sandbox", id, "kills", st.OOMKills, "policy", policy(st))
-	w.publishEvent(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Message: msg, Sandbox: &st})
+	reason := fmt.Sprintf("out of memory (limit %s, policy %s)", resources.FormatBytes(st.Resources.MemoryBytes), policy(st))
+	w.publishEvent(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: msg, Sandbox: &st})
 	switch policy(st) {
 	case schemas.OnOOMRestart:
 		w.restartSandbox(ctx, id, "it ran out of memory")
@@ -120,6 +121,9 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
 		return
 	}
+	// Published before the new executor serves, so that a client whose
+	// batch went to the old one learns it is lost (schemas.EventRestarted).
+	w.publishEvent(schemas.Event{Kind: schemas.EventRestarted, GroupID: st.GroupID, SandboxID: id, Reason: why, Message: "restarted: " + why, Sandbox: &st})
 	if err := w.waitReady(ctx, st); err != nil {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s: %v", why, err))
 		return
@@ -145,7 +149,7 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 			w.log.Warn("tell sandbox of its restart", "sandbox", id, "err", err)
 		}
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: id, Message: "restarted: " + why, Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: id, Message: "running again after a restart: " + why, Sandbox: &st})
 }
 
 // failSandbox stops a sandbox's container and marks it failed.
@@ -173,5 +177,5 @@ func (w *Worker) markFailed(ctx context.Context, id, reason string) {
 		return
 	}
 	w.log.Warn("sandbox failed", "sandbox", id, "reason", reason)
-	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Message: reason, Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: reason, Sandbox: &st})
 }
