@@ -32,14 +32,19 @@ func (w *Worker) serveRequests(ctx context.Context) (stop func(), err error) {
 		{schemas.SandboxStatsSubject("*"), w.sandboxStatsReply},
 	}
 	var subs []*nats.Subscription
+	var closed []<-chan nats.SubStatus
 	stop = func() {
 		for _, s := range subs {
 			_ = s.Drain()
 		}
 		// Drain returns at once; wait until the handlers in hand are done.
-		for _, s := range subs {
-			for s.IsValid() {
-				time.Sleep(10 * time.Millisecond)
+		timeout := time.After(requestTimeout)
+		for _, c := range closed {
+			select {
+			case <-c:
+			case <-timeout:
+				w.log.Warn("request handlers still running after the drain timeout")
+				return
 			}
 		}
 	}
@@ -52,6 +57,7 @@ func (w *Worker) serveRequests(ctx context.Context) (stop func(), err error) {
 			return nil, fmt.Errorf("subscribe to %s: %w", h.subject, err)
 		}
 		subs = append(subs, sub)
+		closed = append(closed, sub.StatusChanged(nats.SubscriptionClosed))
 	}
 	if err := w.nc.Flush(); err != nil {
 		stop()
