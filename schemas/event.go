@@ -20,11 +20,11 @@ const (
 	// EventOOMKilled: the kernel killed one of the sandbox's processes for
 	// memory. The sandbox may still run; its OOM policy decides.
 	EventOOMKilled EventKind = "oom_killed"
-	// EventRestarted: the orchestrator restarted the sandbox's container;
-	// Reason says why. It is published as soon as the container is
-	// restarted, before the new executor serves: a batch sent before this
-	// event and not answered by then is lost. EventStarted follows when the
-	// executor answers, EventExited when it does not.
+	// EventRestarted: the orchestrator restarts the sandbox's container;
+	// Reason says why. It is published just before the restart, so before
+	// any new executor serves: a batch sent before this event and not
+	// answered by then is lost. EventStarted follows when the new executor
+	// answers, EventExited when the restart fails.
 	EventRestarted EventKind = "restarted"
 	// EventExited: a running sandbox stopped by itself, or could not be
 	// restarted, and is marked failed; Reason says why.

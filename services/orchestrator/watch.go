@@ -117,13 +117,15 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 		return
 	}
 	w.log.Warn("restarting sandbox", "sandbox", id, "why", why)
+	// Published before the restart, so before any new executor serves: a
+	// client whose batch went to the old one learns it is lost, and one
+	// that sees the event cannot have reached the new one
+	// (schemas.EventRestarted).
+	w.publishEvent(schemas.Event{Kind: schemas.EventRestarted, GroupID: st.GroupID, SandboxID: id, Reason: why, Message: "restarted: " + why, Sandbox: &st})
 	if err := w.rt.Restart(ctx, st.Container); err != nil {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
 		return
 	}
-	// Published before the new executor serves, so that a client whose
-	// batch went to the old one learns it is lost (schemas.EventRestarted).
-	w.publishEvent(schemas.Event{Kind: schemas.EventRestarted, GroupID: st.GroupID, SandboxID: id, Reason: why, Message: "restarted: " + why, Sandbox: &st})
 	if err := w.waitReady(ctx, st); err != nil {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s: %v", why, err))
 		return
