@@ -30,6 +30,7 @@ var Messages = map[string]any{
 	"sandbox_usage":  SandboxUsage{},
 	"status_reply":   StatusReply{},
 	"tool":           ToolDescription{},
+	"executor_ready": ExecutorReady{},
 }
 
 //go:embed jsonschema/*.schema.json

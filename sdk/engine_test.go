@@ -19,6 +19,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/tools"
 )
 
 // fakeEngine is the container engine of the SDK's unit tests, which cannot
@@ -115,13 +116,28 @@ func (e *fakeEngine) Start(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	// The executor's environment as the orchestrator wrote it, with the
+	// paths and the NATS URL of this process.
+	var env schemas.ExecutorEnv
+	vars := map[string]string{}
+	for _, kv := range c.spec.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	if err := env.FromEnv(func(k string) string { return vars[k] }); err != nil {
+		nc.Close()
+		return err
+	}
+	env.NATSURL, env.NATSCreds = e.natsURL, ""
+	env.Workspace, env.ToolsDir = c.workspace, filepath.Join(e.dir, "no-tools")
+	env.CgroupRoot = filepath.Join(e.dir, "no-cgroup")
 	log := slog.New(slog.DiscardHandler)
-	reg, closeTools, err := executor.Tools(context.WithoutCancel(ctx), executor.ToolsConfig{Workspace: c.workspace, ToolsDir: filepath.Join(e.dir, "no-tools")}, log)
+	reg, closeTools, err := executor.Tools(context.WithoutCancel(ctx), tools.Env{Executor: env, Log: log})
 	if err != nil {
 		nc.Close()
 		return err
 	}
-	lw, err := limits.New(limits.Config{CgroupRoot: filepath.Join(e.dir, "no-cgroup"), Workspace: c.workspace})
+	lw, err := limits.New(limits.Config{CgroupRoot: env.CgroupRoot, Workspace: c.workspace})
 	if err != nil {
 		closeTools()
 		nc.Close()

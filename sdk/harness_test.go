@@ -63,6 +63,7 @@ func startSandox(t *testing.T) *sandox {
 	cfg := orchestrator.DefaultConfig()
 	cfg.Worker = "test-worker"
 	cfg.DisksDir = ""
+	cfg.CredsDir = "" // an open server: sandboxes get no identity
 	cfg.ReadyTimeout = 10 * time.Second
 	w, err := orchestrator.NewWorker(t.Context(), connect(t, s.url), s.engine, cfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)

@@ -32,6 +32,7 @@ func requestWorkers(t *testing.T, n int) (*nats.Conn, *Worker) {
 		t.Cleanup(nc.Close)
 		wcfg := DefaultConfig()
 		wcfg.Worker, wcfg.DisksDir = "w"+string(rune('1'+i)), ""
+		wcfg.CredsDir = ""
 		w, err := NewWorker(t.Context(), nc, nil, wcfg, slog.New(slog.DiscardHandler))
 		require.NoError(t, err)
 		stop, err := w.serveRequests(t.Context())
