@@ -82,7 +82,9 @@ func (f *Future) Wait(ctx context.Context) ([]schemas.Observation, error) {
 }
 
 // Poll returns the observations if they have arrived: done reports whether
-// the future is settled. It does not block and sends no request.
+// the future is settled. It does not wait for the answer; only when NATS
+// reports that no executor took the batch does it ask the orchestrator for
+// the sandbox's status (up to 5 s) to say why.
 func (f *Future) Poll() (obs []schemas.Observation, done bool, err error) {
 	for {
 		select {
