@@ -25,7 +25,7 @@
 // protocol") is everything it relies on, and what another SDK follows.
 //
 // A Future that is no longer wanted is released with Close, and a group
-// with Close (End closes it too), so that nothing stays subscribed. The SDK
-// starts no goroutine of its own. Errors match the sentinels in errors.go
-// with errors.Is.
+// with Close (a successful End releases the same), so that nothing stays
+// subscribed. The SDK starts no goroutine of its own. Errors match the
+// sentinels in errors.go with errors.Is.
 package sdk

@@ -218,9 +218,12 @@ func (g *SandboxGroup) CreateSandbox(ctx context.Context, id string, opts Sandbo
 	return g.track(res.Sandboxes[0]), nil
 }
 
-// End ends every sandbox of the group and the group itself, then closes
-// the group (see Close). When End fails, the group stays open so that End
-// can be tried again; call Close to give up.
+// End ends every sandbox of the group and the group itself, then releases
+// what the group holds in this process, as Close does, except that the
+// group stays usable: a later call dials again (a second End answers
+// ErrNotFound; Start creates the group anew). When End fails, the group
+// keeps its connection so that End can be tried again; call Close to give
+// up.
 func (g *SandboxGroup) End(ctx context.Context) error {
 	c, err := g.link()
 	if err != nil {
@@ -229,7 +232,8 @@ func (g *SandboxGroup) End(ctx context.Context) error {
 	if _, err := c.command(ctx, schemas.Command{Kind: schemas.EndGroup, GroupID: g.spec.ID}); err != nil {
 		return err
 	}
-	return g.Close()
+	g.release(false)
+	return nil
 }
 
 // Close releases what the group holds in this process: every open Future
@@ -238,12 +242,19 @@ func (g *SandboxGroup) End(ctx context.Context) error {
 // sandboxes in sandox: End does. Calls on the group after Close return
 // ErrClosed. Close is idempotent and safe for concurrent use.
 func (g *SandboxGroup) Close() error {
+	g.release(true)
+	return nil
+}
+
+// release closes the group's open futures and its connection; closed
+// refuses every later call.
+func (g *SandboxGroup) release(closed bool) {
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		return nil
+		return
 	}
-	g.closed = true
+	g.closed = closed
 	futures := make([]*Future, 0, len(g.futures))
 	for f := range g.futures {
 		futures = append(futures, f)
@@ -257,7 +268,6 @@ func (g *SandboxGroup) Close() error {
 	if c != nil {
 		c.close()
 	}
-	return nil
 }
 
 // watch adds an open future to the group, so that Close closes it; the

@@ -82,8 +82,11 @@ func TestGroupLifecycle(t *testing.T) {
 
 	require.NoError(t, g.End(ctx))
 	_, err = a.Refresh(ctx)
-	assert.ErrorIs(t, err, sdk.ErrClosed, "calls after End")
+	assert.ErrorIs(t, err, sdk.ErrNotFound, "a call after End dials again and finds nothing")
+	assert.ErrorIs(t, g.End(ctx), sdk.ErrNotFound, "End twice")
 	require.NoError(t, g.Close(), "Close after End")
+	_, err = a.Refresh(ctx)
+	assert.ErrorIs(t, err, sdk.ErrClosed, "calls after Close")
 }
 
 // TestStopOnError checks the option reaches the executor.
