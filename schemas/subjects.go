@@ -78,6 +78,36 @@ func ObservationSubject(sandboxID, batchID string) string {
 // headers, and HeaderReply.
 func BatchRecordSubject(sandboxID string) string { return "sandox.evt.batch." + sandboxID }
 
+// RequestSubjectPrefix prefixes the requests the orchestrator answers
+// directly, outside the command work queue: sandox.req.<what>.<kind>.<id>.
+// Every worker subscribes to them in the queue group RequestQueue, so one
+// worker answers each request. The reply is a StatusReply.
+const RequestSubjectPrefix = "sandox.req."
+
+// RequestQueue is the queue group of the orchestrator's request
+// subscriptions.
+const RequestQueue = "orchestrator"
+
+// SandboxStatusSubject asks the orchestrator for a sandbox's recorded
+// status; the reply's Sandbox is set, or its Error (not_found).
+func SandboxStatusSubject(sandboxID string) string {
+	return RequestSubjectPrefix + "status.sandbox." + sandboxID
+}
+
+// GroupStatusSubject asks the orchestrator for a group's recorded status
+// and those of its sandboxes; the reply's Group and Sandboxes are set, or
+// its Error.
+func GroupStatusSubject(groupID string) string {
+	return RequestSubjectPrefix + "status.group." + groupID
+}
+
+// SandboxStatsSubject asks the orchestrator for a live reading of a
+// sandbox's use against its limits; the reply's Stats and Sandbox are set,
+// or its Error (not_found, conflict when the sandbox is not running).
+func SandboxStatsSubject(sandboxID string) string {
+	return RequestSubjectPrefix + "stats.sandbox." + sandboxID
+}
+
 // EventSubjects lists the subjects EventStream records. ActionsSubject is
 // not among them: a stream that captured it would count as a responder.
 func EventSubjects() []string {
