@@ -203,11 +203,11 @@ func (p *PerSession) watchSession(srv *sdkmcp.Server) sdkmcp.Middleware {
 	}
 }
 
-// end ends the sandbox of srv, once.
+// end ends the sandbox of srv, once; a second caller waits for the first.
+// The sandbox counts as open (Open) until it has ended.
 func (p *PerSession) end(ctx context.Context, srv *sdkmcp.Server) error {
 	p.mu.Lock()
 	ls := p.live[srv]
-	delete(p.live, srv)
 	p.mu.Unlock()
 	if ls == nil {
 		return nil
@@ -217,6 +217,9 @@ func (p *PerSession) end(ctx context.Context, srv *sdkmcp.Server) error {
 		err = ls.end(ctx)
 		p.opts.logger().Info("sandbox of an MCP session ended", "sandbox", ls.id, "err", err)
 	})
+	p.mu.Lock()
+	delete(p.live, srv)
+	p.mu.Unlock()
 	return err
 }
 
