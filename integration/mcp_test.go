@@ -37,7 +37,7 @@ func TestMCPServesARealSandbox(t *testing.T) {
 	g := newGroup(t, sdk.GroupConfig{ID: "it-mcp", Tools: []string{tools}})
 	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "it-client", Version: "v0"}, nil)
 
-	t.Run("attached over stdio pipes", func(t *testing.T) {
+	t.Run("attached, in-memory transport", func(t *testing.T) {
 		sb := startSandbox(t, g, "it-mcp-attached", sdk.SandboxOptions{})
 		srv, err := mcp.NewServer(t.Context(), sb, mcp.Options{})
 		require.NoError(t, err)

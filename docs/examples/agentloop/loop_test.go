@@ -81,7 +81,9 @@ func TestAgentLoopWiresToolCallsToTheSandbox(t *testing.T) {
 		},
 		{
 			name: "anthropic",
-			chat: func(url string) chat { return &anthropicChat{http: http.DefaultClient, url: url, key: "test", model: "m"} },
+			chat: func(url string) chat {
+				return &anthropicChat{http: http.DefaultClient, url: url, key: "test", model: "m"}
+			},
 			responses: []string{
 				`{"content":[{"type":"text","text":"Let me."},
 					{"type":"tool_use","id":"toolu_1","name":"filesystem_tools__write_file","input":{"path":"out.txt","content":"from the model"}},
