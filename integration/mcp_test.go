@@ -55,20 +55,20 @@ func TestMCPServesARealSandbox(t *testing.T) {
 		for _, tool := range list.Tools {
 			names[tool.Name] = true
 		}
-		assert.True(t, names["filesystem_tools.read_file"], "built-in tool missing")
-		assert.True(t, names["mcp_tools.greet"], "user tool missing")
+		assert.True(t, names["filesystem_tools__read_file"], "built-in tool missing")
+		assert.True(t, names["mcp_tools__greet"], "user tool missing")
 
-		res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools.run", Arguments: map[string]any{"command": "cat /etc/os-release | head -1"}})
+		res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools__run", Arguments: map[string]any{"command": "cat /etc/os-release | head -1"}})
 		require.NoError(t, err)
 		assert.False(t, res.IsError, mcpText(t, res))
 		assert.Contains(t, mcpText(t, res), "Debian")
 
-		res, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "mcp_tools.greet", Arguments: map[string]any{"name": "container"}})
+		res, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "mcp_tools__greet", Arguments: map[string]any{"name": "container"}})
 		require.NoError(t, err)
 		assert.False(t, res.IsError, mcpText(t, res))
 		assert.Contains(t, mcpText(t, res), `"hello container"`)
 
-		res, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "filesystem_tools.read_file", Arguments: map[string]any{"path": "nothing-here.txt"}})
+		res, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "filesystem_tools__read_file", Arguments: map[string]any{"path": "nothing-here.txt"}})
 		require.NoError(t, err)
 		assert.True(t, res.IsError, mcpText(t, res))
 	})
@@ -85,7 +85,7 @@ func TestMCPServesARealSandbox(t *testing.T) {
 		assert.Equal(t, 1, ps.Open())
 		assert.Equal(t, before+1, groupContainers(t, "it-mcp"), "no container for the session's sandbox")
 
-		res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "mcp_tools.greet", Arguments: map[string]any{"name": "session"}})
+		res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "mcp_tools__greet", Arguments: map[string]any{"name": "session"}})
 		require.NoError(t, err)
 		assert.Contains(t, mcpText(t, res), `"hello session"`)
 

@@ -24,8 +24,10 @@ const (
 	// ModelToolName.
 	FormatAnthropic ToolFormat = "anthropic"
 	// FormatMCP is a list of Model Context Protocol Tool objects:
-	// {"name", "description", "inputSchema"}. MCP allows dots in names, so
-	// they keep their sandox spelling.
+	// {"name", "description", "inputSchema"}, with names mapped by
+	// ModelToolName: the MCP specification allows dots, but clients that
+	// pass the names on to a model API (Claude Desktop, Copilot CLI, Codex)
+	// refuse them.
 	FormatMCP ToolFormat = "mcp"
 	// FormatJSONSchema is sandox's own tool description
 	// (schemas/jsonschema/tool.schema.json): {"name", "description",
@@ -98,7 +100,7 @@ func ExportTools(tools []schemas.ToolDescription, f ToolFormat) (json.RawMessage
 		case FormatAnthropic:
 			out = append(out, AnthropicTool{Name: ModelToolName(t.Name), Description: t.Description, InputSchema: params})
 		case FormatMCP:
-			out = append(out, MCPTool{Name: t.Name, Description: t.Description, InputSchema: params})
+			out = append(out, MCPTool{Name: ModelToolName(t.Name), Description: t.Description, InputSchema: params})
 		case FormatJSONSchema:
 			t.Parameters = params
 			out = append(out, t)

@@ -93,7 +93,7 @@ func TestToolsAsMatchesEachPublishedShape(t *testing.T) {
 			params: func(m map[string]any) any { return m["input_schema"] },
 		},
 		{
-			name: sdk.FormatMCP, shape: "mcp_tools.schema.json",
+			name: sdk.FormatMCP, shape: "mcp_tools.schema.json", mapped: true,
 			nameOf: func(m map[string]any) string { return m["name"].(string) },
 			params: func(m map[string]any) any { return m["inputSchema"] },
 		},

@@ -29,6 +29,12 @@ type Options struct {
 	// Logger receives the server's logs (never written to stdout, which a
 	// stdio transport owns); discarded when nil.
 	Logger *slog.Logger
+	// DottedNames offers the tools under their sandox names
+	// ("filesystem_tools.read_file"), which the MCP specification allows but
+	// several clients refuse because they pass the names on to a model API
+	// that wants ^[a-zA-Z0-9_-]{1,64}$. By default the tools are offered
+	// under sdk.ModelToolName ("filesystem_tools__read_file").
+	DottedNames bool
 	// ProtocolVersions, when set, narrows the MCP protocol versions the
 	// server speaks (see SessionProtocolVersions); all of the SDK's when
 	// empty.
@@ -43,8 +49,9 @@ func (o Options) logger() *slog.Logger {
 }
 
 // NewServer lists the sandbox's tools and returns an MCP server that offers
-// each of them under its sandox name ("filesystem_tools.read_file"; MCP
-// allows dots), with its description and argument schema. A tools/call runs
+// each of them, with its description and argument schema, under its model
+// name ("filesystem_tools__read_file", see sdk.ModelToolName) or, with
+// o.DottedNames, its sandox name. A tools/call runs
 // as a one-action batch in the sandbox. NewServer blocks for one request to
 // the sandbox; it fails when the sandbox does not answer (sdk.ErrSandboxGone)
 // or describes a tool whose arguments are not an object schema
@@ -54,6 +61,9 @@ func NewServer(ctx context.Context, sb Sandbox, o Options) (*sdkmcp.Server, erro
 	descs, err := sb.Tools(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list tools of sandbox %s: %w", sb.ID(), err)
+	}
+	if _, err := sdk.NewToolNames(descs); err != nil {
+		return nil, err
 	}
 	name, version := o.Name, o.Version
 	if name == "" {
@@ -75,7 +85,11 @@ func NewServer(ctx context.Context, sb Sandbox, o Options) (*sdkmcp.Server, erro
 		if err != nil {
 			return nil, fmt.Errorf("%w: tool %s: %v", sdk.ErrBadRequest, d.Name, err)
 		}
-		srv.AddTool(&sdkmcp.Tool{Name: d.Name, Description: d.Description, InputSchema: params}, callTool(sb, d.Name, o.logger()))
+		offered := sdk.ModelToolName(d.Name)
+		if o.DottedNames {
+			offered = d.Name
+		}
+		srv.AddTool(&sdkmcp.Tool{Name: offered, Description: d.Description, InputSchema: params}, callTool(sb, d.Name, o.logger()))
 	}
 	return srv, nil
 }

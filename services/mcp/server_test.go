@@ -100,7 +100,7 @@ func TestListToolsOffersBuiltinAndUserTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool := byName[tt.tool]
+			tool := byName[sdk.ModelToolName(tt.tool)]
 			require.NotNil(t, tool, "tool %s not listed", tt.tool)
 			assert.NotEmpty(t, tool.Description)
 			assert.Contains(t, tool.Description, tt.wantDoc)
@@ -143,7 +143,7 @@ func TestCallToolRunsOneActionBatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: sdk.ModelToolName(tt.tool), Arguments: tt.args})
 			require.NoError(t, err)
 			got := text(t, res)
 			assert.Equal(t, tt.wantError, res.IsError, "text: %s", got)
@@ -166,8 +166,43 @@ func TestCallToolRunsOneActionBatch(t *testing.T) {
 		})
 	}
 	// Interrupt the command left running, so the session closes at once.
-	_, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools.interrupt", Arguments: map[string]any{"force": true}})
+	_, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools__interrupt", Arguments: map[string]any{"force": true}})
 	require.NoError(t, err)
+}
+
+func TestToolNames(t *testing.T) {
+	sb := attach(t, "sb-names")
+	tests := []struct {
+		name       string
+		dotted     bool
+		wantTool   string
+		absentTool string
+	}{
+		{name: "model names by default", wantTool: "user_tools__shout", absentTool: "user_tools.shout"},
+		{name: "dotted names on request", dotted: true, wantTool: "user_tools.shout", absentTool: "user_tools__shout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, err := mcp.NewServer(t.Context(), sb, mcp.Options{DottedNames: tt.dotted})
+			require.NoError(t, err)
+			cs := connectInMemory(t, srv)
+			list, err := cs.ListTools(t.Context(), nil)
+			require.NoError(t, err)
+			names := map[string]bool{}
+			for _, tool := range list.Tools {
+				names[tool.Name] = true
+				if !tt.dotted {
+					assert.Regexp(t, `^[a-zA-Z0-9_-]{1,64}$`, tool.Name)
+				}
+			}
+			assert.True(t, names[tt.wantTool])
+			assert.False(t, names[tt.absentTool])
+			res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: tt.wantTool, Arguments: map[string]any{"text": "x"}})
+			require.NoError(t, err)
+			assert.Contains(t, text(t, res), `"X"`)
+			assert.Equal(t, "user_tools.shout", structured(t, res)["tool"])
+		})
+	}
 }
 
 func TestCallUnknownToolIsAProtocolError(t *testing.T) {
@@ -193,12 +228,12 @@ func TestStreamableHTTPOnLoopback(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, list.Tools)
 
-	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "user_tools.shout", Arguments: map[string]any{"text": "over http"}})
+	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "user_tools__shout", Arguments: map[string]any{"text": "over http"}})
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
 	assert.Contains(t, text(t, res), "OVER HTTP")
 
-	res, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools.run", Arguments: map[string]any{"command": "pwd"}})
+	res, err = cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools__run", Arguments: map[string]any{"command": "pwd"}})
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
 	assert.Contains(t, text(t, res), "/")

@@ -67,13 +67,13 @@ func TestPerSessionOverHTTPEndsTheSandboxWithTheSession(t *testing.T) {
 	t.Cleanup(func() { _ = second.Close() })
 
 	// Each session has its own sandbox: a file written in one is not in the other.
-	res, err := first.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "filesystem_tools.write_file", Arguments: map[string]any{"path": "mine.txt", "content": "1"}})
+	res, err := first.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "filesystem_tools__write_file", Arguments: map[string]any{"path": "mine.txt", "content": "1"}})
 	require.NoError(t, err)
 	require.False(t, res.IsError, text(t, res))
-	res, err = second.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "filesystem_tools.read_file", Arguments: map[string]any{"path": "mine.txt"}})
+	res, err = second.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "filesystem_tools__read_file", Arguments: map[string]any{"path": "mine.txt"}})
 	require.NoError(t, err)
 	assert.True(t, res.IsError, "the second session sees the first one's file: %s", text(t, res))
-	res, err = second.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "user_tools.shout", Arguments: map[string]any{"text": "two"}})
+	res, err = second.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "user_tools__shout", Arguments: map[string]any{"text": "two"}})
 	require.NoError(t, err)
 	assert.Contains(t, text(t, res), "TWO")
 
@@ -100,7 +100,7 @@ func TestPerSessionRunServesOneSessionThenEnds(t *testing.T) {
 	go func() { done <- ps.Run(t.Context(), st) }()
 
 	cs := connectClient(t, ct)
-	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools.run", Arguments: map[string]any{"command": "echo per-session"}})
+	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools__run", Arguments: map[string]any{"command": "echo per-session"}})
 	require.NoError(t, err)
 	assert.Contains(t, text(t, res), "per-session")
 	require.NoError(t, cs.Close())

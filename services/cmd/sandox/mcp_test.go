@@ -63,8 +63,8 @@ func TestMCPOverStdio(t *testing.T) {
 	for _, tool := range list.Tools {
 		names[tool.Name] = true
 	}
-	assert.True(t, names["terminal_tools.run"], "built-in tool missing")
-	assert.True(t, names["user_tools.twice"], "user tool missing")
+	assert.True(t, names["terminal_tools__run"], "built-in tool missing")
+	assert.True(t, names["user_tools__twice"], "user tool missing")
 
 	tests := []struct {
 		name, tool string
@@ -72,9 +72,9 @@ func TestMCPOverStdio(t *testing.T) {
 		want       string
 		wantError  bool
 	}{
-		{name: "built-in", tool: "terminal_tools.run", args: map[string]any{"command": "echo from-stdio"}, want: "from-stdio"},
-		{name: "user tool", tool: "user_tools.twice", args: map[string]any{"x": 21}, want: "return: 42"},
-		{name: "error observation", tool: "user_tools.refuse", args: map[string]any{"why": "no way"}, want: "no way", wantError: true},
+		{name: "built-in", tool: "terminal_tools__run", args: map[string]any{"command": "echo from-stdio"}, want: "from-stdio"},
+		{name: "user tool", tool: "user_tools__twice", args: map[string]any{"x": 21}, want: "return: 42"},
+		{name: "error observation", tool: "user_tools__refuse", args: map[string]any{"why": "no way"}, want: "no way", wantError: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
