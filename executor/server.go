@@ -79,8 +79,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		{schemas.ToolsSubject(id), s.serveTools},
 		{schemas.StatsSubject(id), s.serveStats},
 		{schemas.NoticeSubject(id), s.serveNotice},
-		// Last: a pong means every other subject is served.
-		{schemas.PingSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte("pong")) }},
+		// Last: an answer means every other subject is served.
+		{schemas.PingSubject(id), s.servePing},
 	}
 	for _, h := range handlers {
 		sub, err := s.nc.Subscribe(h.subject, h.handle)
@@ -150,6 +150,12 @@ func (s *Server) reply(m *nats.Msg, res schemas.BatchResult) {
 	if err := m.Respond(data); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 		s.log.Error("send observations", "batch", res.BatchID, "err", err)
 	}
+}
+
+// servePing answers that the executor is ready, with the tool modules it
+// serves (schemas.ExecutorReady).
+func (s *Server) servePing(m *nats.Msg) {
+	s.respondJSON(m, schemas.ExecutorReady{Modules: s.reg.Modules()})
 }
 
 func (s *Server) serveTools(m *nats.Msg) {

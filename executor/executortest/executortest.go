@@ -18,6 +18,7 @@ import (
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/tools"
 )
 
 // Sandbox is an executor serving one sandbox in-process.
@@ -33,7 +34,7 @@ type Sandbox struct {
 }
 
 // Start starts an embedded NATS server and an executor for sandbox id whose
-// tools are the built-in families plus toolFiles (file name -> Python
+// tools are the default built-in families plus toolFiles (file name -> Python
 // source). It returns once the executor answers pings; everything stops at
 // the test's cleanup. It fails the test when something does not start.
 func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
@@ -60,7 +61,11 @@ func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 	}
 	log := slog.New(slog.DiscardHandler)
 	ctx, cancel := context.WithCancel(context.Background())
-	reg, closeTools, err := executor.Tools(ctx, executor.ToolsConfig{ToolsDir: toolsDir, Workspace: workspace}, log)
+	reg, closeTools, err := executor.Tools(ctx, tools.Env{
+		Executor: schemas.ExecutorEnv{SandboxID: id, ToolsDir: toolsDir, Workspace: workspace},
+		Dir:      tools.NewWorkDir(workspace),
+		Log:      log,
+	})
 	if err != nil {
 		cancel()
 		t.Fatalf("build tools: %v", err)
