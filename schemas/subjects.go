@@ -66,6 +66,17 @@ func NoticeSubject(sandboxID string) string { return "sandbox." + sandboxID + ".
 // SandboxSubjects matches every subject one sandbox's executor serves.
 func SandboxSubjects(sandboxID string) string { return "sandbox." + sandboxID + ".>" }
 
+// SandboxInboxPrefix is the inbox prefix of a sandbox executor's own
+// requests (to control-plane services such as search): under
+// SandboxSubjects, so the sandbox's identity may receive the replies
+// without seeing anyone else's _INBOX.
+func SandboxInboxPrefix(sandboxID string) string { return "sandbox." + sandboxID + ".inbox" }
+
+// SandboxServiceSubjects are the control-plane services any sandbox may
+// send requests to. The services hold the secrets (API keys); the sandbox
+// sends only its question.
+func SandboxServiceSubjects() []string { return []string{SearchSubject} }
+
 // ObservationSubject is the reply subject the SDK gives an action batch, so
 // that the observations are recorded in EventStream and an async future can
 // collect them later.
