@@ -15,6 +15,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/auth"
 )
 
 const userTools = `"""User tools for the first-light test."""
@@ -160,7 +161,7 @@ func TestFirstLight(t *testing.T) {
 			require.Empty(t, os.Getenv("CI"), "the nats CLI is not on PATH; build/scripts/test.sh installs it")
 			t.Skip("the nats CLI is not on PATH; build/scripts/test.sh installs it")
 		}
-		out, err := exec.CommandContext(ctx, natsCLI, "--server", env.url, "request", "--timeout", "20s",
+		out, err := exec.CommandContext(ctx, natsCLI, "--server", env.url, "--creds", credsFile(t, auth.RoleClient), "request", "--timeout", "20s",
 			schemas.ActionsSubject(sb.ID()), `{"terminal_tools.run": {"description": "by hand", "args": {"command": "echo injected"}}}`).CombinedOutput()
 		require.NoError(t, err, "nats request: %s", out)
 		require.Contains(t, string(out), `"stdout":"injected`, "want the observation printed")

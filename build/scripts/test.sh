@@ -10,6 +10,14 @@ cd "$(dirname "$0")/../.."
 bash build/scripts/test-deps.sh
 bash build/scripts/lint.sh
 
+# The browser tools (tools/web, integration TestWebTools) drive the
+# distribution's Chromium; never a downloaded browser.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "test: installing chromium" >&2
+  apt-get install -y -qq chromium fonts-liberation >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq chromium fonts-liberation >/dev/null; }
+fi
+
 export PATH="$(go env GOPATH)/bin:$PATH"
 echo "test: go test -race ./..." >&2
 go test -race -count=1 -timeout 30m "$@" ./...
