@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh runs sandox's whole test suite on this machine, fresh or not: it
 # installs and starts what the tests need (test-deps.sh: the Docker engine,
-# the base image, the NATS CLI), checks gofmt and go vet (lint.sh), then
+# the base image, Chromium, the NATS CLI), checks gofmt and go vet (lint.sh), then
 # runs every test with the race detector. The integration tests build the
 # sandbox image themselves. Arguments go to `go test`.
 set -euo pipefail
@@ -9,14 +9,6 @@ cd "$(dirname "$0")/../.."
 
 bash build/scripts/test-deps.sh
 bash build/scripts/lint.sh
-
-# The browser tools (tools/web, integration TestWebTools) drive the
-# distribution's Chromium; never a downloaded browser.
-if [ ! -x /usr/bin/chromium ]; then
-  echo "test: installing chromium" >&2
-  apt-get install -y -qq chromium fonts-liberation >/dev/null ||
-    { apt-get update -qq && apt-get install -y -qq chromium fonts-liberation >/dev/null; }
-fi
 
 export PATH="$(go env GOPATH)/bin:$PATH"
 echo "test: go test -race ./..." >&2
