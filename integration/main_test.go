@@ -108,7 +108,7 @@ func setup(ctx context.Context) (func() error, error) {
 	ocfg.DisksDir = disksDir
 	env.disks = disksDir
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	w, err := orchestrator.NewWorker(ctx, env.nc, d, ocfg, log)
+	w, err := orchestrator.NewWorker(ctx, env.nc, docker.NewRuntime(d), ocfg, log)
 	if err != nil {
 		return nil, err
 	}
