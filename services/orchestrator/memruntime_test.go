@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/disks"
 )
 
 // memRuntime is an in-memory container engine for the unit tests. It
@@ -211,57 +210,6 @@ func (r *memRuntime) Start(_ context.Context, id string) error {
 	return nil
 }
 
-// startProc runs c's process; r.mu must be held.
-func (r *memRuntime) startProc(c *memContainer) {
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &memProc{cancel: cancel, done: make(chan struct{})}
-	c.proc = p
-	c.state.Running, c.state.Status, c.state.OOMKilled, c.state.ExitCode = true, StatusRunning, false, 0
-	process := r.process
-	spec := c.spec
-	r.procs.Go(func() {
-		defer close(p.done)
-		var err error
-		if process != nil {
-			err = process(ctx, spec)
-		} else {
-			<-ctx.Done()
-		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if c.proc != p {
-			return // stopped by the engine, which recorded how
-		}
-		c.proc = nil
-		code := 0
-		if err != nil {
-			code, c.logs = 1, err.Error()
-		}
-		r.exited(c, code, false)
-	})
-}
-
-// stopProc kills c's process and waits for it; r.mu must be held, and is
-// released while waiting.
-func (r *memRuntime) stopProc(c *memContainer) {
-	p := c.proc
-	if p == nil {
-		return
-	}
-	c.proc = nil
-	r.mu.Unlock()
-	p.cancel()
-	<-p.done
-	r.mu.Lock()
-}
-
-// exited records that c's process ended and emits the die event; r.mu must
-// be held.
-func (r *memRuntime) exited(c *memContainer, code int, oom bool) {
-	c.state.Running, c.state.Status, c.state.ExitCode, c.state.OOMKilled = false, StatusExited, code, oom
-	r.emit(Event{Kind: ContainerDied, ContainerID: c.state.ID, Labels: c.spec.Labels, ExitCode: code})
-}
-
 func (r *memRuntime) Restart(_ context.Context, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -314,36 +262,6 @@ func (r *memRuntime) Remove(_ context.Context, id string) error {
 	}
 	delete(r.containers, c.state.ID)
 	return nil
-}
-
-// oom is the kernel killing a process of container id for memory: an oom
-// event, and when main is true the container's main process is the one
-// killed, so that it dies too.
-func (r *memRuntime) oom(id string, main bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, err := r.find(id)
-	if err != nil {
-		return
-	}
-	r.emit(Event{Kind: ContainerOOM, ContainerID: c.state.ID, Labels: c.spec.Labels})
-	if main && c.proc != nil {
-		r.stopProc(c)
-		r.exited(c, 137, true)
-	}
-}
-
-// exit makes container id's process exit by itself with code.
-func (r *memRuntime) exit(id string, code int, logs string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, err := r.find(id)
-	if err != nil || c.proc == nil {
-		return
-	}
-	r.stopProc(c)
-	c.logs = logs
-	r.exited(c, code, false)
 }
 
 func (r *memRuntime) Inspect(_ context.Context, id string) (ContainerState, error) {
@@ -452,55 +370,6 @@ func (r *memRuntime) volumeOnDevice(device string) bool {
 	return false
 }
 
-func (r *memRuntime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan Event, <-chan error) {
-	s := &memSub{labels: labels, ch: make(chan Event, 1024), errc: make(chan error, 1)}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, ev := range r.history {
-		if !ev.Time.Before(since) && hasLabels(ev.Labels, labels) {
-			s.ch <- ev
-		}
-	}
-	r.subs[s] = struct{}{}
-	r.procs.Go(func() {
-		<-ctx.Done()
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if _, ok := r.subs[s]; ok {
-			delete(r.subs, s)
-			close(s.ch)
-		}
-	})
-	return s.ch, s.errc
-}
-
-// breakEvents ends every event stream with err, as a failing engine
-// connection does.
-func (r *memRuntime) breakEvents(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for s := range r.subs {
-		s.errc <- err
-		close(s.ch)
-		delete(r.subs, s)
-	}
-}
-
-// emit records an event and sends it to every stream that wants it; r.mu
-// must be held.
-func (r *memRuntime) emit(ev Event) {
-	ev.Time = time.Now()
-	if n := len(r.history); n > 0 && !ev.Time.After(r.history[n-1].Time) {
-		ev.Time = r.history[n-1].Time.Add(time.Nanosecond)
-	}
-	r.history = append(r.history, ev)
-	for s := range r.subs {
-		if hasLabels(ev.Labels, s.labels) {
-			s.ch <- ev
-		}
-	}
-}
-
 func (r *memRuntime) Host(context.Context) (Host, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -515,92 +384,4 @@ func (r *memRuntime) counts() (containers, volumes int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.containers), len(r.volumes)
-}
-
-// memDisks is an in-memory disk pool: a disk cannot be detached while a
-// volume of rt mounts its device, as a loop device cannot. It is safe for
-// concurrent use.
-type memDisks struct {
-	rt       *memRuntime
-	capacity int64
-
-	mu    sync.Mutex
-	fail  func(op, name string) error
-	disks map[string]disks.Disk
-	next  int
-}
-
-var _ Disks = (*memDisks)(nil)
-
-func newMemDisks(rt *memRuntime) *memDisks {
-	return &memDisks{rt: rt, capacity: 100 << 30, disks: map[string]disks.Disk{}}
-}
-
-func (d *memDisks) setFail(f func(op, name string) error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.fail = f
-}
-
-func (d *memDisks) check(op, name string) error {
-	if d.fail == nil {
-		return nil
-	}
-	if err := d.fail(op, name); err != nil {
-		return fmt.Errorf("mem disk %s %s: %w", op, name, err)
-	}
-	return nil
-}
-
-func (d *memDisks) Attach(_ context.Context, name string, size int64, _, _ int) (disks.Disk, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.check("attach", name); err != nil {
-		return disks.Disk{}, err
-	}
-	if size < disks.MinSize {
-		return disks.Disk{}, fmt.Errorf("disk %s: %w", name, disks.ErrInvalid)
-	}
-	if disk, ok := d.disks[name]; ok {
-		return disk, nil
-	}
-	d.next++
-	disk := disks.Disk{Name: name, Image: "/mem/" + name + ".img", Device: fmt.Sprintf("/dev/loop%d", d.next), SizeBytes: size}
-	d.disks[name] = disk
-	return disk, nil
-}
-
-func (d *memDisks) Detach(name string) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.check("detach", name); err != nil {
-		return err
-	}
-	disk, ok := d.disks[name]
-	if !ok {
-		return nil
-	}
-	if d.rt.volumeOnDevice(disk.Device) {
-		return fmt.Errorf("detach disk %s: %w", name, disks.ErrBusy)
-	}
-	delete(d.disks, name)
-	return nil
-}
-
-func (d *memDisks) List() ([]disks.Disk, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var out []disks.Disk
-	for _, name := range slices.Sorted(maps.Keys(d.disks)) {
-		out = append(out, d.disks[name])
-	}
-	return out, nil
-}
-
-func (d *memDisks) Capacity() (int64, error) { return d.capacity, nil }
-
-func (d *memDisks) count() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.disks)
 }
