@@ -20,6 +20,14 @@ if [ ! -e /dev/loop-control ]; then
   modprobe loop 2>/dev/null || mknod -m 600 /dev/loop-control c 10 237 || true
 fi
 
+# The browser tools (tools/web, integration TestWebTools) drive the
+# distribution's Chromium; never a downloaded browser.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "test: installing chromium" >&2
+  apt-get install -y -qq chromium fonts-liberation >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq chromium fonts-liberation >/dev/null; }
+fi
+
 export PATH="$(go env GOPATH)/bin:$PATH"
 if ! command -v nats >/dev/null 2>&1; then
   echo "test: installing the NATS CLI" >&2

@@ -66,6 +66,9 @@ func (r *Runtime) Create(ctx context.Context, spec orchestrator.ContainerSpec) (
 	for name, target := range spec.Volumes {
 		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeVolume, Source: name, Target: target})
 	}
+	for _, b := range spec.Binds {
+		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeBind, Source: b.Source, Target: b.Target, ReadOnly: b.ReadOnly})
+	}
 	return r.c.Create(ctx, cs)
 }
 

@@ -71,23 +71,25 @@ const (
 	resDisk      = "disk"
 	resVolume    = "volume"
 	resContainer = "container"
+	resIdentity  = "identity"
 )
 
-// sandboxResources returns the full undo stack of an existing sandbox,
-// pushed in the order a create makes them: running it removes the
-// container, then the volume, then the disk, then releases the ledger
-// allocation. The sandbox's record is not on it.
+// sandboxResources returns the full undo stack of an existing sandbox:
+// running it revokes the sandbox's identity first, so that it is off the
+// bus at once, then removes the container, the volume and the disk, and
+// releases the ledger allocation. The sandbox's record is not on it.
 func (w *Worker) sandboxResources(container, sandboxID string) *cleanup {
 	c := &cleanup{}
 	c.push(resLedger, func(ctx context.Context) error { return w.release(ctx, sandboxID) })
 	c.push(resDisk, func(context.Context) error { return w.detachDisk(sandboxID) })
 	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, VolumeName(sandboxID)) })
 	c.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
+	c.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, sandboxID) })
 	return c
 }
 
-// removeSandboxResources removes a sandbox's container, volume and disk and
-// releases its ledger allocation. It tries every one even when an earlier
+// removeSandboxResources revokes a sandbox's identity, removes its
+// container, volume and disk and releases its ledger allocation. It tries every one even when an earlier
 // one fails, and returns the failures joined.
 func (w *Worker) removeSandboxResources(ctx context.Context, container, sandboxID string) error {
 	return w.sandboxResources(container, sandboxID).run(ctx)

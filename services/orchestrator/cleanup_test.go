@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,6 +41,13 @@ func TestCreateFailureLeavesNothing(t *testing.T) {
 		{name: "build", spec: fullSpec, inject: func(h *harness) { h.rt.setFail(failOn("build", "")) }},
 		{name: "disk", spec: fullSpec, inject: func(h *harness) { h.disks.setFail(failOn("attach", "")) }},
 		{name: "volume", spec: fullSpec, inject: func(h *harness) { h.rt.setFail(failOn("volume.create", "")) }},
+		{
+			name: "identity", spec: fullSpec,
+			inject: func(h *harness) {
+				// The identity is issued, but its file cannot be written.
+				require.NoError(h.t, os.Mkdir(filepath.Join(h.cfg.CredsDir, "x.creds"), 0o700))
+			},
+		},
 		{name: "container", spec: fullSpec, inject: func(h *harness) { h.rt.setFail(failOn("create", "")) }},
 		{
 			name: "group record", spec: fullSpec,
@@ -157,10 +166,15 @@ func TestReconcileLedger(t *testing.T) {
 	}
 	_, err = h.disks.Attach(ctx, "ghost3", 64<<20, 0, 0)
 	require.NoError(t, err)
+	require.NoError(t, h.w.mintIdentity(ctx, "ghost4"))
+	require.NoError(t, h.w.mintIdentity(ctx, "alive"))
 
 	h.w.reconcile(ctx)
 	assert.Equal(t, []string{"alive"}, keys(h.ledger()))
 	assert.Zero(t, h.disks.count())
+	creds, err := filepath.Glob(filepath.Join(h.cfg.CredsDir, "*"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{h.w.credsFile("alive")}, creds)
 }
 
 func keys[V any](m map[string]V) []string {

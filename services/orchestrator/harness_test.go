@@ -20,22 +20,27 @@ import (
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/executor/limits"
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/tools"
 )
 
-// harness is a worker on a real embedded NATS server driving a memRuntime,
-// whose containers run a real executor.Server in this process.
+// harness is a worker on a real embedded NATS server, with the real auth
+// service, driving a memRuntime whose containers run a real
+// executor.Server in this process, connected with the sandbox's own
+// credentials.
 type harness struct {
-	t     *testing.T
-	nc    *nats.Conn
-	js    jetstream.JetStream
-	rt    *memRuntime
-	disks *memDisks
-	cfg   Config
-	w     *Worker
-	stop  func()
-	seq   atomic.Int64
+	t       *testing.T
+	url     string
+	nc      *nats.Conn // a client identity, as the SDK has
+	js      jetstream.JetStream
+	control *nats.Conn // the worker's control-plane identity
+	rt      *memRuntime
+	disks   *memDisks
+	cfg     Config
+	w       *Worker
+	stop    func()
+	seq     atomic.Int64
 }
 
 const baseImageID = "sha256:base"
@@ -52,24 +57,33 @@ func newHarness(t *testing.T, change ...func(*Config)) *harness {
 // newIdleHarness is newHarness without running the worker.
 func newIdleHarness(t *testing.T, change ...func(*Config)) *harness {
 	t.Helper()
+	authority, err := auth.NewAuthority()
+	require.NoError(t, err)
 	ncfg := natsd.DefaultConfig()
-	ncfg.Port, ncfg.StoreDir = -1, t.TempDir()
+	ncfg.Port, ncfg.StoreDir, ncfg.Auth = -1, t.TempDir(), authority
 	ns, err := natsd.Start(ncfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	connect := func(role auth.Role) *nats.Conn {
+		creds, err := authority.Mint("unit "+string(role), role, "")
+		require.NoError(t, err)
+		nc, err := nats.Connect(ns.ClientURL(), creds.Option())
+		require.NoError(t, err)
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	nc := connect(auth.RoleClient)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 
-	h := &harness{t: t, nc: nc, js: js, rt: newMemRuntime()}
+	h := &harness{t: t, url: ns.ClientURL(), nc: nc, js: js, control: connect(auth.RoleControl), rt: newMemRuntime()}
 	h.disks = newMemDisks(h.rt)
 	h.rt.process = h.executor
 	t.Cleanup(h.rt.close)
 	h.cfg = DefaultConfig()
 	h.cfg.Worker = "unit-worker"
 	h.cfg.DisksDir = ""
+	h.cfg.CredsDir = t.TempDir()
 	h.cfg.ReadyTimeout = 3 * time.Second
 	h.cfg.AckWait = 5 * time.Second
 	for _, c := range change {
@@ -86,7 +100,7 @@ func (h *harness) newWorker() *Worker {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	w, err := NewWorker(h.t.Context(), h.nc, h.rt, h.cfg, log)
+	w, err := NewWorker(h.t.Context(), h.control, h.rt, h.cfg, log)
 	require.NoError(h.t, err)
 	w.disks = diskPool{pool: h.disks}
 	return w
@@ -121,10 +135,22 @@ func (h *harness) restart() {
 }
 
 // executor is the process of a sandbox container: a real executor.Server
-// for the sandbox named by the container's labels, with a limits watcher
-// on a workspace of its own, serving until ctx ends.
+// for the sandbox named by the container's labels, connected with the
+// credentials bound into the container, with a limits watcher on a
+// workspace of its own, serving until ctx ends.
 func (h *harness) executor(ctx context.Context, spec ContainerSpec) error {
 	id := spec.Labels[LabelSandbox]
+	var opts []nats.Option
+	for _, b := range spec.Binds {
+		if b.Target == SandboxCredsPath {
+			opts = append(opts, nats.UserCredentials(b.Source))
+		}
+	}
+	nc, err := nats.Connect(h.url, opts...)
+	if err != nil {
+		return fmt.Errorf("executor of %s: %w", id, err)
+	}
+	defer nc.Close()
 	ws := filepath.Join(h.t.TempDir(), "workspace")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return err
@@ -136,7 +162,7 @@ func (h *harness) executor(ctx context.Context, spec ContainerSpec) error {
 	if err != nil {
 		return err
 	}
-	srv := executor.NewServer(h.nc, tools.NewRegistry(), executor.Config{SandboxID: id, Limits: lw}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv := executor.NewServer(nc, tools.NewRegistry(), executor.Config{SandboxID: id, Limits: lw}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return srv.Serve(ctx)
 }
 
@@ -218,14 +244,17 @@ func (h *harness) ledger() map[string]schemas.ResolvedResources {
 	return l.Allocations
 }
 
-// requireNothingLeft checks that no container, volume, disk, ledger
-// allocation or sandbox record is left.
+// requireNothingLeft checks that no container, volume, disk, credentials
+// file, ledger allocation or sandbox record is left.
 func (h *harness) requireNothingLeft(sandboxes ...string) {
 	h.t.Helper()
 	containers, volumes := h.rt.counts()
 	require.Zero(h.t, containers, "containers left")
 	require.Zero(h.t, volumes, "volumes left")
 	require.Zero(h.t, h.disks.count(), "disks left")
+	creds, err := filepath.Glob(filepath.Join(h.cfg.CredsDir, "*"))
+	require.NoError(h.t, err)
+	require.Empty(h.t, creds, "credentials left")
 	require.Empty(h.t, h.ledger(), "ledger allocations left")
 	for _, id := range sandboxes {
 		_, err := h.sandbox(id)

@@ -2,8 +2,12 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"maps"
+	"os"
 	"slices"
+	"strings"
 
 	"github.com/sandox/sandox/schemas"
 )
@@ -27,6 +31,7 @@ type resourceKind struct {
 // them are released, so a holder without a record is a leftover.
 func (w *Worker) resourceKinds() []resourceKind {
 	return []resourceKind{
+		{name: resIdentity, holders: w.identityHolders, release: w.revokeIdentity},
 		{name: resDisk, holders: w.diskHolders, release: w.releaseStaleDisk},
 		{name: resLedger, holders: w.ledgerHolders, release: w.release},
 	}
@@ -55,6 +60,26 @@ func (w *Worker) reconcile(ctx context.Context) {
 			w.log.Info("released the resource of a sandbox that no longer exists", "kind", k.name, "sandbox", id)
 		}
 	}
+}
+
+// identityHolders lists the sandboxes with a credentials file.
+func (w *Worker) identityHolders(context.Context) ([]string, error) {
+	if w.cfg.CredsDir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(w.cfg.CredsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), credsSuffix); ok && !strings.HasPrefix(id, ".") {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // diskHolders lists the sandboxes with a disk image.

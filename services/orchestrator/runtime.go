@@ -123,6 +123,15 @@ type ContainerSpec struct {
 	Tmpfs map[string]string
 	// Volumes maps a named volume to the path it is mounted at.
 	Volumes map[string]string
+	// Binds are host paths mounted into the container.
+	Binds []Bind
+}
+
+// Bind mounts the host path Source at Target in a container.
+type Bind struct {
+	Source   string
+	Target   string
+	ReadOnly bool
 }
 
 // VolumeSpec is a named volume to create. With a Device it mounts that

@@ -39,10 +39,14 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if err := schemas.ValidateID("sandbox", spec.ID); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	if err := w.checkTools(spec.Tools); err != nil {
+	if err := w.checkTools(spec.Tools, spec.Families); err != nil {
 		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %v", spec.ID, err)
 	}
 	files := mergeTools(g.Spec.Tools, spec.Tools)
+	families, err := chooseFamilies(g.Spec.Families, spec.Families)
+	if err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
+	}
 	limits, host, err := w.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
 	if err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
@@ -55,7 +59,8 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		ID:        spec.ID,
 		GroupID:   g.ID,
 		State:     schemas.StateCreated,
-		Tools:     toolModules(files),
+		Families:  families,
+		Tools:     toolModules(families, files),
 		Resources: limits,
 		Databases: dbs,
 	}
@@ -91,7 +96,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	}); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created", Sandbox: &st})
 	return st, nil
 }
 
@@ -99,7 +104,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 // disk, volume and container, pushing the undo of each on undo.
 func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile, undo *cleanup) error {
 	var progress strings.Builder
-	image, reused, err := w.sandboxImage(ctx, files, &progress)
+	image, reused, err := w.sandboxImage(ctx, st.Families, files, &progress)
 	if err != nil {
 		return err
 	}
@@ -114,7 +119,12 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	if err := w.rt.CreateVolume(ctx, vol); err != nil {
 		return err
 	}
+	undo.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
+	if err := w.mintIdentity(ctx, st.ID); err != nil {
+		return err
+	}
 	spec := w.containerSpec(st, labels)
+	w.withIdentity(&spec, st.ID)
 	undo.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, spec.Name) })
 	id, err := w.rt.Create(ctx, spec)
 	if err != nil {
@@ -150,17 +160,21 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 	if err := w.rt.Start(ctx, st.Container); err != nil {
 		return st, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
-	if err := w.waitReady(ctx, st); err != nil {
+	ready, err := w.awaitReady(ctx, st)
+	if err != nil {
 		st.State, st.Reason = schemas.StateFailed, err.Error()
 		_ = w.store.putSandbox(ctx, &st)
-		w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: st.Reason, Sandbox: &st})
+		w.publishEvent(schemas.Event{Kind: schemas.EventStartFailed, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Reason: st.Reason, Message: st.Reason, Sandbox: &st})
 		return st, err
 	}
 	st.State, st.Reason = schemas.StateRunning, ""
+	if ready.Modules != nil {
+		st.Tools = ready.Modules
+	}
 	if err := w.store.putSandbox(ctx, &st); err != nil {
 		return st, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: "running", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: "running", Sandbox: &st})
 	return st, nil
 }
 
@@ -209,18 +223,6 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 		return st, err
 	}
 	st.State, st.Container = schemas.StateEnded, ""
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: id, CommandID: cmdID, Message: "ended", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventEnded, GroupID: st.GroupID, SandboxID: id, CommandID: cmdID, Message: "ended", Sandbox: &st})
 	return st, nil
-}
-
-func toolModules(files []schemas.ToolFile) []string {
-	out := []string{"filesystem_tools", "terminal_tools"}
-	for _, f := range files {
-		m := strings.TrimSuffix(f.Name, ".py")
-		if !slices.Contains(out, m) {
-			out = append(out, m)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
