@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docker/docker/api/types/mount"
-
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // SandboxUser is the unprivileged user sandboxes run as.
@@ -26,9 +23,9 @@ const workspaceDir = schemas.DefaultWorkspace
 // dropped, a read-only root file system, a writable workspace volume and
 // /tmp, its resource limits, and what the executor needs to reach NATS.
 // It never gets the Docker socket or any secret beyond its own.
-func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) docker.ContainerSpec {
+func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) ContainerSpec {
 	r := st.Resources
-	return docker.ContainerSpec{
+	return ContainerSpec{
 		Name:         ContainerName(st.ID),
 		Image:        st.Image,
 		Labels:       labels,
@@ -37,17 +34,13 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 		Network:      w.cfg.Network,
 		NanoCPUs:     r.NanoCPUs,
 		CPUSet:       r.CPUSet,
-		Memory:       r.MemoryBytes,
-		PidsLimit:    r.PIDs,
+		MemoryBytes:  r.MemoryBytes,
+		PIDs:         r.PIDs,
 		ReadOnlyRoot: true,
 		Hardened:     true,
 		Init:         true,
 		Tmpfs:        map[string]string{"/tmp": "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777"},
-		Mounts: []mount.Mount{{
-			Type:   mount.TypeVolume,
-			Source: VolumeName(st.ID),
-			Target: workspaceDir,
-		}},
+		Volumes:      map[string]string{VolumeName(st.ID): workspaceDir},
 	}
 }
 
