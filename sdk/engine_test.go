@@ -332,6 +332,15 @@ func (e *fakeEngine) workspace(sandboxID string) string {
 	return e.volumes[orchestrator.VolumeName(sandboxID)]
 }
 
+// vanish stops a sandbox's executor with no event, as a lost host would.
+func (e *fakeEngine) vanish(sandboxID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.containers[orchestrator.ContainerName(sandboxID)]; ok {
+		c.halt(137, false)
+	}
+}
+
 func (e *fakeEngine) stopAll() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
