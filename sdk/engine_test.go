@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -154,7 +155,9 @@ func (e *fakeEngine) Start(ctx context.Context, id string) error {
 		nc.Close()
 		closeTools()
 		cancel()
-		if err := <-done; err != nil {
+		// Serve fails only when it cannot subscribe, which a stop during
+		// its start causes: that is the kill, not a fault.
+		if err := <-done; err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 			e.t.Errorf("executor of %s: %v", c.sandboxID, err)
 		}
 	}
@@ -327,6 +330,15 @@ func (e *fakeEngine) workspace(sandboxID string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.volumes[orchestrator.VolumeName(sandboxID)]
+}
+
+// vanish stops a sandbox's executor with no event, as a lost host would.
+func (e *fakeEngine) vanish(sandboxID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.containers[orchestrator.ContainerName(sandboxID)]; ok {
+		c.halt(137, false)
+	}
 }
 
 func (e *fakeEngine) stopAll() {
