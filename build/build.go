@@ -26,6 +26,11 @@ const (
 	BaseImage    = "sandox/base:bookworm"
 	SandboxImage = "sandox/sandbox:latest"
 	ControlImage = "sandox/control:latest"
+	// WebBaseImage is BaseImage with Chromium and fonts (web.Dockerfile).
+	WebBaseImage = "sandox/base-web:bookworm"
+	// WebSandboxImage is the sandbox image built on WebBaseImage, for
+	// sandboxes with web_tools' browser tools.
+	WebSandboxImage = "sandox/sandbox-web:latest"
 )
 
 //go:embed sandbox.Dockerfile
@@ -33,6 +38,9 @@ var sandboxDockerfile []byte
 
 //go:embed control.Dockerfile
 var controlDockerfile []byte
+
+//go:embed web.Dockerfile
+var webDockerfile []byte
 
 // Config says where the parts come from.
 type Config struct {
@@ -102,6 +110,20 @@ func (b *Builder) Base(ctx context.Context) error {
 
 // Sandbox makes SandboxImage.
 func (b *Builder) Sandbox(ctx context.Context) error {
+	return b.sandboxOn(ctx, BaseImage, SandboxImage)
+}
+
+// WebSandbox makes WebSandboxImage: WebBaseImage (BaseImage plus the
+// distribution's Chromium and fonts, fetched by apt-get from the machine's
+// own mirror) and the sandbox image on top of it. It blocks until built.
+func (b *Builder) WebSandbox(ctx context.Context) error {
+	if err := b.buildOn(ctx, BaseImage, WebBaseImage, map[string][]byte{"Dockerfile": webDockerfile}); err != nil {
+		return err
+	}
+	return b.sandboxOn(ctx, WebBaseImage, WebSandboxImage)
+}
+
+func (b *Builder) sandboxOn(ctx context.Context, base, tag string) error {
 	executor, err := b.goBinary(ctx, "sandox-executor", "./executor/cmd/sandox-executor")
 	if err != nil {
 		return err
@@ -110,7 +132,7 @@ func (b *Builder) Sandbox(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return b.buildIfChanged(ctx, SandboxImage, map[string][]byte{
+	return b.buildOn(ctx, base, tag, map[string][]byte{
 		"Dockerfile":      sandboxDockerfile,
 		"sandox-executor": executor,
 		"uv":              uv,
@@ -127,17 +149,28 @@ func (b *Builder) Control(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	search, err := b.goBinary(ctx, "sandox-search", "./services/search/cmd/sandox-search")
+	if err != nil {
+		return err
+	}
 	return b.buildIfChanged(ctx, ControlImage, map[string][]byte{
 		"Dockerfile":          controlDockerfile,
 		"sandox-nats":         nats,
 		"sandox-orchestrator": orch,
+		"sandox-search":       search,
 	})
 }
 
 func (b *Builder) buildIfChanged(ctx context.Context, tag string, files map[string][]byte) error {
-	baseID, err := b.docker.ImageID(ctx, BaseImage)
+	return b.buildOn(ctx, BaseImage, tag, files)
+}
+
+// buildOn builds tag FROM base out of files, unless the image of tag was
+// built from the same files on the same base.
+func (b *Builder) buildOn(ctx context.Context, base, tag string, files map[string][]byte) error {
+	baseID, err := b.docker.ImageID(ctx, base)
 	if err != nil {
-		return fmt.Errorf("%s needs %s: %w", tag, BaseImage, err)
+		return fmt.Errorf("%s needs %s: %w", tag, base, err)
 	}
 	hash := docker.ContextHash(files, baseID)
 	if labels, err := b.docker.ImageLabels(ctx, tag); err == nil && labels[docker.HashLabel] == hash {
@@ -156,6 +189,6 @@ func (b *Builder) buildIfChanged(ctx context.Context, tag string, files map[stri
 		Files:     files,
 		Modes:     modes,
 		Labels:    map[string]string{docker.HashLabel: hash},
-		BuildArgs: map[string]string{"BASE": BaseImage},
+		BuildArgs: map[string]string{"BASE": base},
 	}, b.cfg.Progress)
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -20,6 +21,7 @@ const (
 	networkName      = "sandox"
 	natsContainer    = "sandox-nats"
 	orchContainer    = "sandox-orchestrator"
+	searchContainer  = "sandox-search"
 	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
 	localNATSURL     = "nats://127.0.0.1:4222"
@@ -100,11 +102,37 @@ func up(ctx context.Context, args []string) error {
 	}); err != nil {
 		return err
 	}
+	if err := ensureRunning(ctx, d, docker.ContainerSpec{
+		Name:                 searchContainer,
+		Image:                build.ControlImage,
+		Cmd:                  []string{"sandox-search"},
+		User:                 "10002:10002",
+		Network:              networkName,
+		Labels:               map[string]string{controlPlaneRole: "search"},
+		Env:                  append([]string{"SANDOX_NATS_URL=" + internalNATSURL}, searchEnv()...),
+		Hardened:             true,
+		RestartUnlessStopped: true,
+	}); err != nil {
+		return err
+	}
 	if err := waitForConsumer(ctx, nc, 60*time.Second); err != nil {
 		return err
 	}
 	fmt.Printf("sandox is up: NATS at %s, orchestrator consuming %s\n", localNATSURL, schemas.CommandStream)
 	return nil
+}
+
+// searchEnv passes the search service's settings (SANDOX_SEARCH_*: the
+// providers' keys and endpoints) from the operator's environment to its
+// container. They go to the control plane only, never to a sandbox.
+func searchEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "SANDOX_SEARCH_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // ensureRunning starts the container named in spec, creating it first when
