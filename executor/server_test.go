@@ -125,7 +125,7 @@ func TestServeBatchKeepsOrderAndGoesOnAfterFailure(t *testing.T) {
 		"demo_tools.panic": {"args": {"text": ""}},
 		"echo": {"args": {"text": "ambiguous"}},
 		"other_tools.echo": {"args": {"text": 7}},
-		"demo_tools.echo ": {"args": {"text": "last"}}
+		"demo_tools.echoUse": {"args": {"text": "last"}}
 	}`, false)
 	if res.Error != nil {
 		t.Fatalf("got batch error %v, want none", res.Error)

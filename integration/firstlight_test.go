@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/auth"
 )
 
 const userTools = `"""User tools for the first-light test."""
@@ -188,7 +189,7 @@ func TestFirstLight(t *testing.T) {
 			}
 			t.Skip("the nats CLI is not on PATH; build/scripts/test.sh installs it")
 		}
-		out, err := exec.CommandContext(ctx, natsCLI, "--server", env.url, "request", "--timeout", "20s",
+		out, err := exec.CommandContext(ctx, natsCLI, "--server", env.url, "--creds", credsFile(t, auth.RoleClient), "request", "--timeout", "20s",
 			schemas.ActionsSubject(sb.ID()), `{"terminal_tools.run": {"description": "by hand", "args": {"command": "echo injected"}}}`).CombinedOutput()
 		if err != nil {
 			t.Fatalf("nats request: %v\n%s", err, out)

@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/orchestrator"
 )
 
@@ -84,4 +87,17 @@ func groupContainers(t *testing.T, group string) int {
 		t.Fatal(err)
 	}
 	return len(left)
+}
+
+// credsFile writes the credentials of a new identity of role into a test
+// temp dir, as `sandox creds` would, and returns the file's path.
+func credsFile(t *testing.T, role auth.Role) string {
+	t.Helper()
+	creds, err := env.auth.Mint("integration "+string(role), role, "")
+	require.NoError(t, err)
+	data, err := creds.File()
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), string(role)+".creds")
+	require.NoError(t, os.WriteFile(p, data, 0o600))
+	return p
 }

@@ -162,7 +162,7 @@ func decodeActionList(data []byte) (Actions, error) {
 
 // check validates one action after decoding.
 func (a Action) check() error {
-	if strings.TrimSpace(a.Tool) == "" {
+	if a.Tool == "" {
 		return fmt.Errorf("%w: an action has an empty tool name", ErrMalformedActions)
 	}
 	if len(a.Args) > 0 && !isObject(a.Args) && string(bytes.TrimSpace(a.Args)) != "null" {
@@ -180,10 +180,11 @@ func syntaxErr(err error) error {
 	return fmt.Errorf("%w: invalid JSON: %v", ErrMalformedActions, err)
 }
 
-// ToolName returns the canonical spelling of a tool reference: surrounding
-// space and a trailing "Use" (the seed's "<function_name>Use") removed.
+// ToolName returns the canonical spelling of a tool reference: a trailing
+// "Use" (the seed's "<function_name>Use") removed. Nothing else is changed:
+// CheckToolRef refuses a reference with any other character than a tool
+// name has.
 func ToolName(ref string) string {
-	ref = strings.TrimSpace(ref)
 	if trimmed, ok := strings.CutSuffix(ref, "Use"); ok && trimmed != "" {
 		return trimmed
 	}

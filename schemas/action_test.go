@@ -88,7 +88,8 @@ func TestToolName(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"filesystem_tools.read_file", "filesystem_tools.read_file"},
 		{"read_fileUse", "read_file"},
-		{" my_tools.greetUse ", "my_tools.greet"},
+		{"my_tools.greetUse", "my_tools.greet"},
+		{" my_tools.greet ", " my_tools.greet "}, // not mended: CheckToolRef refuses it
 		{"Use", "Use"},
 	}
 	for _, tt := range tests {

@@ -29,6 +29,7 @@ var Messages = map[string]any{
 	"group_status":   GroupStatus{},
 	"sandbox_usage":  SandboxUsage{},
 	"tool":           ToolDescription{},
+	"executor_ready": ExecutorReady{},
 }
 
 //go:embed jsonschema/*.schema.json

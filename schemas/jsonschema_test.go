@@ -32,20 +32,21 @@ func samples() map[string]any {
 	now := time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC)
 	sandbox := SandboxStatus{
 		ID: "sb-1", GroupID: "g", State: StateRunning, Image: "sandox/sandbox-tools:abc",
-		Container: "c0ffee", Tools: []string{"filesystem_tools", "my_tools"},
+		Container: "c0ffee", Families: []string{"filesystem_tools"}, Tools: []string{"filesystem_tools", "my_tools"},
 		Resources: ResolvedResources{NanoCPUs: 5e8, MemoryBytes: 128 << 20, PIDs: 256},
 		Databases: DatabaseAccess{{Database: "qdrant", Namespace: "docs", Read: true}},
 		UpdatedAt: now,
 	}
 	spec := GroupSpec{
-		ID:    "g",
-		Tools: []ToolFile{{Name: "my_tools.py", Content: []byte("def f():\n    pass\n")}},
+		ID:       "g",
+		Tools:    []ToolFile{{Name: "my_tools.py", Content: []byte("def f():\n    pass\n")}},
+		Families: []string{"filesystem_tools", "web_tools"},
 		Compute: ComputeResources{
 			CPU: "0.5", Memory: "128MiB", Disk: "1GiB", MemoryBandwidth: "2GB/s",
 			MemoryBandwidthBestEffort: true, PIDs: 256,
 		},
 		DatabaseAccess: DatabaseAccess{{Database: "neo4j", Namespace: "neo4j", Read: true, Write: true}},
-		Sandboxes:      []SandboxSpec{{ID: "sb-1", Compute: &ComputeResources{CPU: "25%"}}},
+		Sandboxes:      []SandboxSpec{{ID: "sb-1", Families: []string{"terminal_tools"}, Compute: &ComputeResources{CPU: "25%"}}},
 	}
 	return map[string]any{
 		"actions": Actions{{Tool: "filesystem_tools.read_file", Description: "read", Args: json.RawMessage(`{"path":"a"}`)}},
@@ -68,6 +69,7 @@ func samples() map[string]any {
 		"group_status":   GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, UpdatedAt: now},
 		"sandbox_usage":  SandboxUsage{SandboxID: "sb-1", MemoryBytes: 1, ReadAt: now},
 		"tool":           ToolDescription{Name: "m.f", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`), Source: "python"},
+		"executor_ready": ExecutorReady{Modules: []string{"filesystem_tools", "my_tools"}},
 	}
 }
 

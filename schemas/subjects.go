@@ -12,8 +12,11 @@ const (
 	CommandSubjectPrefix = "sandox.cmd."
 
 	// EventStream records, for audit and replay, every command result,
-	// every state change, every action batch and every observation batch
-	// sent to an SDK reply subject.
+	// every state change, every action batch (as its executor received it,
+	// on BatchRecordSubject) and every observation batch
+	// (ObservationSubject). It does not capture ActionsSubject itself, so
+	// that a request to a sandbox without an executor gets "no responders"
+	// at once.
 	EventStream = "SANDOX_EVENTS"
 
 	// GroupBucket and SandboxBucket are the key-value buckets holding the
@@ -29,6 +32,9 @@ const (
 	HeaderCommandID   = "Sandox-Command-Id"
 	HeaderBatchID     = "Sandox-Batch-Id"
 	HeaderStopOnError = "Sandox-Stop-On-Error"
+	// HeaderReply, on a batch record, is the reply subject the batch was
+	// sent with.
+	HeaderReply = "Sandox-Reply"
 )
 
 // CommandSubject is the subject a command of the given kind is published on.
@@ -67,9 +73,15 @@ func ObservationSubject(sandboxID, batchID string) string {
 	return "sandox.obs." + sandboxID + "." + batchID
 }
 
-// EventSubjects lists the subjects EventStream records.
+// BatchRecordSubject is where a sandbox's executor records, for the audit
+// log, each action batch it receives: the payload as sent, the sender's
+// headers, and HeaderReply.
+func BatchRecordSubject(sandboxID string) string { return "sandox.evt.batch." + sandboxID }
+
+// EventSubjects lists the subjects EventStream records. ActionsSubject is
+// not among them: a stream that captured it would count as a responder.
 func EventSubjects() []string {
-	return []string{"sandox.evt.>", "sandox.obs.>", "sandbox.*.actions"}
+	return []string{"sandox.evt.>", "sandox.obs.>"}
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)

@@ -26,9 +26,14 @@ func dial(o options) (*conn, error) {
 	c := &conn{opts: o, nc: o.conn}
 	if c.nc == nil {
 		nopts := []nats.Option{nats.Name("sandox-sdk"), nats.MaxReconnects(-1)}
-		if o.creds != "" {
-			nopts = append(nopts, nats.UserCredentials(o.creds))
+		creds := o.creds
+		if creds == "" {
+			creds = DefaultCredentials()
 		}
+		if creds != "" {
+			nopts = append(nopts, nats.UserCredentials(creds))
+		}
+		nopts = append(nopts, o.tls...)
 		nc, err := nats.Connect(o.url, nopts...)
 		if err != nil {
 			return nil, fmt.Errorf("%w: connect to NATS at %s: %v (is sandox up? run `sandox up`)", ErrUnavailable, o.url, err)

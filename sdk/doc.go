@@ -5,7 +5,7 @@
 //		ID:               "research",
 //		DatabaseAccess:   schemas.DatabaseAccess{{Database: "qdrant", Namespace: "docs", Read: true}},
 //		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "512MiB"},
-//		Tools:            []string{"my_tools.py"},
+//		Tools:            []string{"filesystem_tools.py", "terminal_tools.py", "my_tools.py"},
 //		PopulationConfig: "initial_database_population_config.yml",
 //	})
 //	err = group.Start(ctx)

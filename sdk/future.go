@@ -49,14 +49,18 @@ func (f *Future) Wait(ctx context.Context) ([]schemas.Observation, error) {
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go f.watchLoss(wctx, stop)
-	// Between waits, check that the sandbox still runs: a batch sent to a
-	// stopped sandbox is recorded by the events stream but never answered.
+	// Between waits, check that the sandbox still runs: a batch whose
+	// executor took it and then went away is never answered. (A batch that
+	// no executor took is answered at once by the server: no responders.)
 	for poll := time.Second; ; poll = min(2*poll, 10*time.Second) {
 		pctx, pcancel := context.WithTimeout(wctx, poll)
 		m, err := f.sub.NextMsgWithContext(pctx)
 		pcancel()
 		if err == nil {
 			return f.settle(m)
+		}
+		if errors.Is(err, nats.ErrNoResponders) {
+			return f.fail(f.noExecutorError(ctx))
 		}
 		if obs, err, ok := f.result(); ok { // a concurrent call got it
 			return obs, err
@@ -119,6 +123,9 @@ func (f *Future) Poll() (obs []schemas.Observation, done bool, err error) {
 	m, err := f.sub.NextMsg(0)
 	if errors.Is(err, nats.ErrTimeout) {
 		return nil, false, nil
+	} else if errors.Is(err, nats.ErrNoResponders) {
+		obs, err = f.fail(f.noExecutorError(context.Background()))
+		return obs, true, err
 	} else if err != nil {
 		return nil, true, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
@@ -146,6 +153,16 @@ func (f *Future) settle(m *nats.Msg) ([]schemas.Observation, error) {
 	} else if res.Error != nil {
 		err = fmt.Errorf("sandbox %s: %w", f.sandbox.id, fromWire(res.Error))
 	}
+	return f.finish(res.Observations, err)
+}
+
+// fail settles the future with err and no observations.
+func (f *Future) fail(err error) ([]schemas.Observation, error) {
+	return f.finish(nil, err)
+}
+
+// finish keeps the answer, unless one is already kept, and stops listening.
+func (f *Future) finish(obs []schemas.Observation, err error) ([]schemas.Observation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	select {
@@ -153,11 +170,21 @@ func (f *Future) settle(m *nats.Msg) ([]schemas.Observation, error) {
 		return f.obs, f.err
 	default:
 	}
-	f.obs, f.err = res.Observations, err
+	f.obs, f.err = obs, err
 	f.sub.Unsubscribe()
 	f.evSub.Unsubscribe()
 	close(f.done)
 	return f.obs, f.err
+}
+
+// noExecutorError explains a batch that no executor received (the server
+// answered "no responders"): the sandbox does not exist, is not running, or
+// its executor is not serving.
+func (f *Future) noExecutorError(ctx context.Context) error {
+	if err := f.goneError(ctx); err != nil {
+		return err
+	}
+	return fmt.Errorf("sandbox %s: %w: no executor serves %s", f.sandbox.id, ErrSandboxGone, schemas.ActionsSubject(f.sandbox.id))
 }
 
 // waitError explains why no answer came: the sandbox does not exist, is not

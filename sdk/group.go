@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/sandox/sandox/schemas"
@@ -21,8 +20,12 @@ type GroupConfig struct {
 	DatabaseAccess schemas.DatabaseAccess
 	// ComputeResources are the default resources of its sandboxes.
 	ComputeResources schemas.ComputeResources
-	// Tools are paths of default tool files, copied into every sandbox
-	// under their own file names.
+	// Tools are the default tools of every sandbox: built-in tool families
+	// named alone ("filesystem_tools.py", "terminal_tools", "web_tools.py")
+	// and paths of the user's tool files, copied into every sandbox under
+	// their own file names. A sandbox gets only the families named here and
+	// in its own options; filesystem_tools and terminal_tools when none is.
+	// See readTools.
 	Tools []string
 	// PopulationConfig is the path of the YAML file that says how to
 	// populate the shared databases at group start ("" for none).
@@ -44,8 +47,9 @@ type InitialSandbox struct {
 // SandboxOptions are a sandbox's own settings; what is left empty takes the
 // group's default.
 type SandboxOptions struct {
-	// Tools are paths of tool files added to the group's (a file with the
-	// same name replaces the group's).
+	// Tools are built-in tool families and paths of tool files, added to
+	// the group's (a file with the same name replaces the group's); see
+	// GroupConfig.Tools.
 	Tools []string
 	// ComputeResources replace the group's defaults field by field.
 	ComputeResources *schemas.ComputeResources
@@ -85,7 +89,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 	if err := schemas.ValidateID("group", cfg.ID); err != nil {
 		errs = append(errs, err)
 	}
-	tools, err := readTools(cfg.Tools)
+	tools, families, err := readTools(cfg.Tools)
 	errs = append(errs, err)
 	if _, err := resources.Parse(cfg.ComputeResources); err != nil {
 		errs = append(errs, err)
@@ -101,6 +105,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 	spec := schemas.GroupSpec{
 		ID:               cfg.ID,
 		Tools:            tools,
+		Families:         families,
 		Compute:          cfg.ComputeResources,
 		DatabaseAccess:   cfg.DatabaseAccess,
 		PopulationConfig: population,
@@ -119,27 +124,12 @@ func sandboxSpec(id string, o SandboxOptions, defaults schemas.ComputeResources)
 	if err := schemas.ValidateID("sandbox", id); err != nil {
 		errs = append(errs, err)
 	}
-	tools, err := readTools(o.Tools)
+	tools, families, err := readTools(o.Tools)
 	errs = append(errs, err)
 	if _, err := resources.Parse(resources.Merge(defaults, o.ComputeResources)); err != nil {
 		errs = append(errs, fmt.Errorf("sandbox %s: %w", id, err))
 	}
-	return schemas.SandboxSpec{ID: id, Tools: tools, Compute: o.ComputeResources, Databases: o.AttachedDatabases}, errors.Join(errs...)
-}
-
-// readTools reads tool files; each keeps its base name.
-func readTools(paths []string) ([]schemas.ToolFile, error) {
-	var out []schemas.ToolFile
-	var errs []error
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("tool file: %w", err))
-			continue
-		}
-		out = append(out, schemas.ToolFile{Name: filepath.Base(p), Content: data})
-	}
-	return out, errors.Join(errs...)
+	return schemas.SandboxSpec{ID: id, Tools: tools, Families: families, Compute: o.ComputeResources, Databases: o.AttachedDatabases}, errors.Join(errs...)
 }
 
 // ID returns the group's id.

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"strconv"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/disks"
@@ -80,11 +79,6 @@ func (w *Worker) detachDisk(sandboxID string) error {
 		return nil
 	}
 	return w.disks.pool.Detach(sandboxID)
-}
-
-// diskEnv tells the executor its disk limit, so that it reports a full disk.
-func diskEnv(r schemas.ResolvedResources) string {
-	return "SANDOX_DISK_BYTES=" + strconv.FormatInt(r.DiskBytes, 10)
 }
 
 // reconcileDisks detaches and deletes the disks of sandboxes that no longer

@@ -32,7 +32,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 		return err
 	}
 	var errs []error
-	errs = append(errs, w.checkTools(spec.Tools))
+	errs = append(errs, w.checkTools(spec.Tools, spec.Families))
 	if _, err := resources.Parse(spec.Compute); err != nil {
 		errs = append(errs, err)
 	}
@@ -45,7 +45,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "sandbox %q is listed twice", sb.ID))
 		}
 		seen[sb.ID] = true
-		errs = append(errs, w.checkTools(sb.Tools))
+		errs = append(errs, w.checkTools(sb.Tools, sb.Families))
 		if _, err := resources.Parse(resources.Merge(spec.Compute, sb.Compute)); err != nil {
 			errs = append(errs, err)
 		}

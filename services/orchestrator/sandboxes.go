@@ -36,10 +36,14 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if err := schemas.ValidateID("sandbox", spec.ID); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	if err := w.checkTools(spec.Tools); err != nil {
+	if err := w.checkTools(spec.Tools, spec.Families); err != nil {
 		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %v", spec.ID, err)
 	}
 	files := mergeTools(g.Spec.Tools, spec.Tools)
+	families, err := chooseFamilies(g.Spec.Families, spec.Families)
+	if err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
+	}
 	limits, host, err := w.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
 	if err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
@@ -52,7 +56,8 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		ID:        spec.ID,
 		GroupID:   g.ID,
 		State:     schemas.StateCreated,
-		Tools:     toolModules(files),
+		Families:  families,
+		Tools:     toolModules(families, files),
 		Resources: limits,
 		Databases: dbs,
 	}
@@ -89,7 +94,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 
 func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile) error {
 	var progress strings.Builder
-	image, reused, err := w.sandboxImage(ctx, files, &progress)
+	image, reused, err := w.sandboxImage(ctx, st.Families, files, &progress)
 	if err != nil {
 		return err
 	}
@@ -102,7 +107,12 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	if err := w.rt.CreateVolume(ctx, VolumeName(st.ID), labels, opts); err != nil {
 		return err
 	}
-	id, err := w.rt.Create(ctx, w.containerSpec(st, labels))
+	if err := w.mintIdentity(ctx, st.ID); err != nil {
+		return err
+	}
+	spec := w.containerSpec(st, labels)
+	w.withIdentity(&spec, st.ID)
+	id, err := w.rt.Create(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -136,13 +146,17 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 	if err := w.rt.Start(ctx, st.Container); err != nil {
 		return st, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
-	if err := w.waitReady(ctx, st); err != nil {
+	ready, err := w.awaitReady(ctx, st)
+	if err != nil {
 		st.State, st.Reason = schemas.StateFailed, err.Error()
 		_ = w.store.putSandbox(ctx, &st)
 		w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: st.Reason, Sandbox: &st})
 		return st, err
 	}
 	st.State, st.Reason = schemas.StateRunning, ""
+	if ready.Modules != nil {
+		st.Tools = ready.Modules
+	}
 	if err := w.store.putSandbox(ctx, &st); err != nil {
 		return st, err
 	}
@@ -199,9 +213,13 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 	return st, nil
 }
 
-// removeSandboxResources removes a sandbox's container, then its volume
-// and disk, and releases its resources.
+// removeSandboxResources revokes a sandbox's identity, removes its
+// container, then its volume and disk, and releases its resources.
 func (w *Worker) removeSandboxResources(ctx context.Context, container, sandboxID string) error {
+	// First the identity, so that the sandbox is off the bus at once.
+	if err := w.revokeIdentity(ctx, sandboxID); err != nil {
+		return err
+	}
 	if err := w.rt.Remove(ctx, container); err != nil {
 		return err
 	}
@@ -209,16 +227,4 @@ func (w *Worker) removeSandboxResources(ctx context.Context, container, sandboxI
 		return err
 	}
 	return errors.Join(w.detachDisk(sandboxID), w.release(ctx, sandboxID))
-}
-
-func toolModules(files []schemas.ToolFile) []string {
-	out := []string{"filesystem_tools", "terminal_tools"}
-	for _, f := range files {
-		m := strings.TrimSuffix(f.Name, ".py")
-		if !slices.Contains(out, m) {
-			out = append(out, m)
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -115,9 +115,9 @@ func (w *Worker) Run(ctx context.Context) error {
 // handle runs one command message: decode, dedupe, execute, publish the
 // result, then acknowledge.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
-	var cmd schemas.Command
-	if err := json.Unmarshal(msg.Data(), &cmd); err != nil || cmd.ID == "" {
-		w.log.Error("poison command: not a command message", "subject", msg.Subject(), "err", err)
+	cmd, refusal, err := decodeCommand(msg.Subject(), msg.Headers(), msg.Data())
+	if err != nil {
+		w.log.Error("poison command: no id to answer", "subject", msg.Subject(), "err", err)
 		_ = msg.Term()
 		return
 	}
@@ -133,7 +133,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 
 	stop := keepAlive(msg, w.cfg.AckWait/3)
 	start := time.Now()
-	res := w.execute(ctx, msg.Data(), cmd)
+	res := schemas.CommandResult{Error: refusal}
+	if refusal == nil {
+		res = w.execute(ctx, cmd)
+	}
 	stop()
 	res.CommandID, res.Kind, res.Worker = cmd.ID, cmd.Kind, w.cfg.Worker
 	res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
@@ -153,17 +156,14 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 }
 
-// execute validates and dispatches a command, turning every failure into
-// the result's wire error.
-func (w *Worker) execute(ctx context.Context, raw []byte, cmd schemas.Command) (res schemas.CommandResult) {
+// execute dispatches a command that decodeCommand accepted, turning every
+// failure into the result's wire error.
+func (w *Worker) execute(ctx context.Context, cmd schemas.Command) (res schemas.CommandResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = schemas.CommandResult{Error: schemas.Errorf(schemas.CodeInternal, "orchestrator panicked: %v", p)}
 		}
 	}()
-	if err := schemas.Validate("command", raw); err != nil {
-		return schemas.CommandResult{Error: wireError(err)}
-	}
 	var err error
 	switch cmd.Kind {
 	case schemas.CreateGroup:

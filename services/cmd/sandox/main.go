@@ -5,6 +5,7 @@
 //	sandox demo     run the walkthrough against a running system
 //	sandox status   list groups and sandboxes
 //	sandox stats ID show a sandbox's live use against its limits
+//	sandox creds    issue NATS credentials (client, audit or control)
 //	sandox down     end every group and stop NATS and the orchestrator
 package main
 
@@ -24,6 +25,7 @@ commands:
   demo     run the walkthrough (group, sandbox, sync and async actions, bad input, end)
   status   list groups and sandboxes
   stats    show a sandbox's live CPU, memory and process use: sandox stats SANDBOX
+  creds    issue NATS credentials: sandox creds [-role client|audit|control] [-name N] [-o FILE]
   down     end every group, stop NATS and the orchestrator (--purge also drops NATS data)
 `
 
@@ -51,6 +53,8 @@ func run(ctx context.Context, args []string) error {
 		return status(ctx, rest)
 	case "stats":
 		return stats(ctx, rest)
+	case "creds":
+		return creds(rest)
 	case "down":
 		return down(ctx, rest)
 	case "help", "-h", "--help":

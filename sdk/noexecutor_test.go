@@ -1,0 +1,63 @@
+package sdk_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator"
+)
+
+// TestBatchWithoutExecutorFailsAtOnce checks that a batch no executor
+// takes fails as soon as the server says there are no responders, not
+// after the SDK's first status poll, and says why.
+func TestBatchWithoutExecutorFailsAtOnce(t *testing.T) {
+	cfg := natsd.DefaultConfig()
+	cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
+	ns, err := natsd.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := nats.Connect(ns.ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.NoError(t, orchestrator.Setup(t.Context(), js))
+
+	// A sandbox recorded as running whose executor is gone.
+	kv, err := js.KeyValue(t.Context(), schemas.SandboxBucket)
+	require.NoError(t, err)
+	st, err := json.Marshal(schemas.SandboxStatus{ID: "sb-stale", GroupID: "g", State: schemas.StateRunning})
+	require.NoError(t, err)
+	_, err = kv.Put(t.Context(), "sb-stale", st)
+	require.NoError(t, err)
+
+	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: "g"}, sdk.WithConn(nc))
+	require.NoError(t, err)
+	actions := schemas.Actions{{Tool: "terminal_tools.run", Args: json.RawMessage(`{"command":"true"}`)}}
+	tests := []struct {
+		name, sandbox string
+		want          error
+		text          string
+	}{
+		{"a sandbox that does not exist", "sb-none", sdk.ErrNotFound, "sb-none"},
+		{"a running sandbox without executor", "sb-stale", sdk.ErrSandboxGone, "no executor serves sandbox.sb-stale.actions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := g.Attach(tt.sandbox).SendActions(t.Context(), actions)
+			require.ErrorIs(t, err, tt.want)
+			assert.Contains(t, err.Error(), tt.text)
+			assert.Less(t, time.Since(start), 500*time.Millisecond, "the SDK's first status poll is at 1 s; no responders must come before")
+		})
+	}
+}
