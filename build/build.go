@@ -3,7 +3,7 @@
 // (scripts/base-image.sh: pulled where a registry answers, else made with
 // debootstrap), the default sandbox image (sandbox.Dockerfile: the executor
 // built on this machine, uv from its PyPI wheel) and the control-plane
-// image (control.Dockerfile: NATS and the orchestrator).
+// image (control.Dockerfile: NATS, the orchestrator and the search service).
 //
 // Each image carries a label with the hash of its build context, so a build
 // whose inputs did not change is skipped.
@@ -26,11 +26,6 @@ const (
 	BaseImage    = "sandox/base:bookworm"
 	SandboxImage = "sandox/sandbox:latest"
 	ControlImage = "sandox/control:latest"
-	// WebBaseImage is BaseImage with Chromium and fonts (web.Dockerfile).
-	WebBaseImage = "sandox/base-web:bookworm"
-	// WebSandboxImage is the sandbox image built on WebBaseImage, for
-	// sandboxes with web_tools' browser tools.
-	WebSandboxImage = "sandox/sandbox-web:latest"
 )
 
 //go:embed sandbox.Dockerfile
@@ -38,9 +33,6 @@ var sandboxDockerfile []byte
 
 //go:embed control.Dockerfile
 var controlDockerfile []byte
-
-//go:embed web.Dockerfile
-var webDockerfile []byte
 
 // Config says where the parts come from.
 type Config struct {
@@ -110,20 +102,6 @@ func (b *Builder) Base(ctx context.Context) error {
 
 // Sandbox makes SandboxImage.
 func (b *Builder) Sandbox(ctx context.Context) error {
-	return b.sandboxOn(ctx, BaseImage, SandboxImage)
-}
-
-// WebSandbox makes WebSandboxImage: WebBaseImage (BaseImage plus the
-// distribution's Chromium and fonts, fetched by apt-get from the machine's
-// own mirror) and the sandbox image on top of it. It blocks until built.
-func (b *Builder) WebSandbox(ctx context.Context) error {
-	if err := b.buildOn(ctx, BaseImage, WebBaseImage, map[string][]byte{"Dockerfile": webDockerfile}); err != nil {
-		return err
-	}
-	return b.sandboxOn(ctx, WebBaseImage, WebSandboxImage)
-}
-
-func (b *Builder) sandboxOn(ctx context.Context, base, tag string) error {
 	executor, err := b.goBinary(ctx, "sandox-executor", "./executor/cmd/sandox-executor")
 	if err != nil {
 		return err
@@ -132,7 +110,7 @@ func (b *Builder) sandboxOn(ctx context.Context, base, tag string) error {
 	if err != nil {
 		return err
 	}
-	return b.buildOn(ctx, base, tag, map[string][]byte{
+	return b.buildIfChanged(ctx, SandboxImage, map[string][]byte{
 		"Dockerfile":      sandboxDockerfile,
 		"sandox-executor": executor,
 		"uv":              uv,
@@ -162,15 +140,9 @@ func (b *Builder) Control(ctx context.Context) error {
 }
 
 func (b *Builder) buildIfChanged(ctx context.Context, tag string, files map[string][]byte) error {
-	return b.buildOn(ctx, BaseImage, tag, files)
-}
-
-// buildOn builds tag FROM base out of files, unless the image of tag was
-// built from the same files on the same base.
-func (b *Builder) buildOn(ctx context.Context, base, tag string, files map[string][]byte) error {
-	baseID, err := b.docker.ImageID(ctx, base)
+	baseID, err := b.docker.ImageID(ctx, BaseImage)
 	if err != nil {
-		return fmt.Errorf("%s needs %s: %w", tag, base, err)
+		return fmt.Errorf("%s needs %s: %w", tag, BaseImage, err)
 	}
 	hash := docker.ContextHash(files, baseID)
 	if labels, err := b.docker.ImageLabels(ctx, tag); err == nil && labels[docker.HashLabel] == hash {
@@ -189,6 +161,6 @@ func (b *Builder) buildOn(ctx context.Context, base, tag string, files map[strin
 		Files:     files,
 		Modes:     modes,
 		Labels:    map[string]string{docker.HashLabel: hash},
-		BuildArgs: map[string]string{"BASE": base},
+		BuildArgs: map[string]string{"BASE": BaseImage},
 	}, b.cfg.Progress)
 }

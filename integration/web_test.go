@@ -13,34 +13,31 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/docker"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/search"
 	"github.com/sandox/sandox/services/search/searchtest"
 	"github.com/sandox/sandox/tools/web/webtest"
 )
 
-// TestWebTools runs web_tools in a real sandbox container made from the
-// image with Chromium (build.WebSandboxImage), against the test site served
-// on the sandbox network's gateway and the search service in the test
-// process, which asks stand-ins of the three providers.
+// TestWebTools runs web_tools in a real sandbox that chose the family
+// (its image has Chromium), against the test site served on the sandbox
+// network's gateway and the search service in the test process, which asks
+// stand-ins of the three providers.
 func TestWebTools(t *testing.T) {
 	site := serveOnGateway(t, webtest.Handler())
 	startSearchService(t)
-	sb := startWebSandbox(t)
+	group := newGroup(t, sdk.GroupConfig{ID: "it-web", Tools: []string{"filesystem_tools.py", "web_tools.py"}})
+	sb := &webSandbox{sb: startSandbox(t, group, "it-web-1", sdk.SandboxOptions{})}
 
 	t.Run("scrape contains every page's text once and no boilerplate", func(t *testing.T) {
 		o := sb.one(t, "web_tools.scrape_website", map[string]any{"url": site + "/", "delay_ms": 0})
@@ -122,99 +119,36 @@ func TestWebTools(t *testing.T) {
 	})
 }
 
-// webSandbox is a sandbox container made from the web image, driven over
-// NATS the way the SDK and the NATS CLI drive sandboxes.
+// webSandbox runs actions in a sandbox through the SDK.
 type webSandbox struct {
-	id string
-}
-
-// startWebSandbox builds build.WebSandboxImage and runs one container of
-// it, hardened as the orchestrator runs sandboxes (read-only root, every
-// capability dropped, unprivileged user, tmpfs /tmp and /workspace), until
-// the test ends.
-//
-// TODO(registry): create it through the SDK with tools ["web_tools.py"]
-// once the tool-family registry puts Chromium into web_tools' images.
-func startWebSandbox(t *testing.T) *webSandbox {
-	t.Helper()
-	ctx := t.Context()
-	root, err := filepath.Abs("..")
-	require.NoError(t, err)
-	cfg := build.DefaultConfig(root)
-	if testing.Verbose() {
-		cfg.Progress = os.Stderr
-	}
-	require.NoError(t, build.NewBuilder(env.docker, cfg).WebSandbox(ctx))
-
-	sb := &webSandbox{id: fmt.Sprintf("it-web-%d", os.Getpid())}
-	id, err := env.docker.Create(ctx, docker.ContainerSpec{
-		Name:         "sandox-" + sb.id,
-		Image:        build.WebSandboxImage,
-		Labels:       map[string]string{orchestrator.LabelManaged: "true"},
-		User:         orchestrator.SandboxUser,
-		Env:          []string{"SANDOX_SANDBOX_ID=" + sb.id, "SANDOX_NATS_URL=" + env.url},
-		Network:      env.network,
-		Memory:       1 << 30,
-		PidsLimit:    512,
-		ReadOnlyRoot: true,
-		Hardened:     true,
-		Init:         true,
-		Tmpfs: map[string]string{
-			"/tmp":       "rw,nosuid,nodev,size=256m,mode=1777",
-			"/workspace": "rw,nosuid,nodev,size=128m,uid=10001,gid=10001,mode=0755",
-		},
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = env.docker.Remove(context.WithoutCancel(ctx), id) })
-	require.NoError(t, env.docker.Start(ctx, id))
-	require.Eventually(t, func() bool {
-		_, err := env.nc.Request(schemas.PingSubject(sb.id), nil, 250*time.Millisecond)
-		return err == nil
-	}, 60*time.Second, 100*time.Millisecond, "the web sandbox's executor did not answer")
-	return sb
+	sb *sdk.Sandbox
 }
 
 // batch sends a batch and fails on a batch error or a failed action.
-func (sb *webSandbox) batch(t *testing.T, payload string) []schemas.Observation {
+func (w *webSandbox) batch(t *testing.T, payload string) []schemas.Observation {
 	t.Helper()
-	m := nats.NewMsg(schemas.ActionsSubject(sb.id))
-	m.Data = []byte(payload)
-	m.Header.Set(schemas.HeaderBatchID, fmt.Sprintf("b-%d", time.Now().UnixNano()))
-	reply, err := env.nc.RequestMsgWithContext(t.Context(), m)
-	require.NoError(t, err)
-	var res schemas.BatchResult
-	require.NoError(t, json.Unmarshal(reply.Data, &res))
-	require.Nil(t, res.Error)
-	for _, o := range res.Observations {
+	obs := send(t, w.sb, payload)
+	for _, o := range obs {
 		mustOK(t, o)
 	}
-	return res.Observations
+	return obs
 }
 
 // action runs one action in its own batch and returns its observation,
 // failed or not.
-func (sb *webSandbox) action(t *testing.T, tool string, args map[string]any) schemas.Observation {
+func (w *webSandbox) action(t *testing.T, tool string, args map[string]any) schemas.Observation {
 	t.Helper()
 	payload, err := json.Marshal(map[string]any{tool: map[string]any{"args": args}})
 	require.NoError(t, err)
-	m := nats.NewMsg(schemas.ActionsSubject(sb.id))
-	m.Data = payload
-	m.Header.Set(schemas.HeaderBatchID, fmt.Sprintf("b-%d", time.Now().UnixNano()))
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	reply, err := env.nc.RequestMsgWithContext(ctx, m)
-	require.NoError(t, err)
-	var res schemas.BatchResult
-	require.NoError(t, json.Unmarshal(reply.Data, &res))
-	require.Nil(t, res.Error)
-	require.Len(t, res.Observations, 1)
-	return res.Observations[0]
+	obs := send(t, w.sb, string(payload))
+	require.Len(t, obs, 1)
+	return obs[0]
 }
 
 // one runs one action in its own batch and fails unless it succeeded.
-func (sb *webSandbox) one(t *testing.T, tool string, args map[string]any) schemas.Observation {
+func (w *webSandbox) one(t *testing.T, tool string, args map[string]any) schemas.Observation {
 	t.Helper()
-	o := sb.action(t, tool, args)
+	o := w.action(t, tool, args)
 	mustOK(t, o)
 	return o
 }
@@ -253,7 +187,7 @@ func startSearchService(t *testing.T) {
 	cfg.Brave = search.Brave{Endpoint: brave.URL, APIKey: searchtest.Key}
 	cfg.Google = search.Google{Endpoint: google.URL, APIKey: searchtest.Key, EngineID: searchtest.EngineID}
 	cfg.SearXNG = search.SearXNG{URL: searx.URL}
-	nc, err := nats.Connect(env.url)
+	nc, err := connectAs(auth.RoleControl)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -30,7 +30,7 @@ const (
 	RoleAudit Role = "audit"
 	// RoleSandbox is one sandbox's executor: it subscribes to
 	// sandbox.<id>.> only and publishes only replies to requests it
-	// received.
+	// received and requests to the search service (schemas.SearchSubject).
 	RoleSandbox Role = "sandbox"
 )
 
@@ -97,8 +97,11 @@ func Permissions(role Role, sandboxID string) (jwt.Permissions, error) {
 		if err := schemas.ValidateID("sandbox", sandboxID); err != nil {
 			return p, err
 		}
-		// No publish allow list and a response permission: the server
-		// turns off the blanket allow, so only replies go out.
+		// A publish allow list of the control plane's request subjects
+		// and a response permission: only replies and those requests go
+		// out. The replies to its requests come back under its own
+		// subjects (schemas.SandboxInboxPrefix).
+		p.Pub.Allow.Add(schemas.SearchSubject)
 		p.Sub.Allow.Add(schemas.SandboxSubjects(sandboxID))
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: responseTTL}
 	default:

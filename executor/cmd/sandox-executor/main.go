@@ -54,6 +54,9 @@ func run(ctx context.Context, getenv func(string) string) error {
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(500 * time.Millisecond),
+		// Replies to the tools' requests (web_search) come back under the
+		// sandbox's own subjects, which its identity may subscribe to.
+		nats.CustomInboxPrefix(schemas.SandboxInboxPrefix(env.SandboxID)),
 	}
 	if env.NATSCreds != "" {
 		opts = append(opts, nats.UserCredentials(env.NATSCreds))
