@@ -173,7 +173,7 @@ func serveOnGateway(t *testing.T, h http.Handler) string {
 }
 
 // startSearchService runs the real search service in the test process (the
-// control plane's side), asking stand-ins of the hosted search APIs served
+// control plane's side, with the search identity), asking stand-ins of the hosted search APIs served
 // on loopback.
 func startSearchService(t *testing.T) {
 	t.Helper()
@@ -187,7 +187,7 @@ func startSearchService(t *testing.T) {
 	cfg.Brave = search.Brave{Endpoint: brave.URL, APIKey: searchtest.Key}
 	cfg.Google = search.Google{Endpoint: google.URL, APIKey: searchtest.Key, EngineID: searchtest.EngineID}
 	cfg.SearXNG = search.SearXNG{URL: searx.URL}
-	nc, err := connectAs(auth.RoleControl)
+	nc, err := connectAs(auth.RoleSearch)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -235,8 +235,8 @@ func TestPermissionsNeedSandboxOnlyForSandboxRole(t *testing.T) {
 func TestSandboxAsksTheSearchService(t *testing.T) {
 	s, a := startServer(t)
 	url := s.ClientURL()
-	service, _ := conn(t, url, mint(t, a, auth.RoleControl, ""))
-	_, err := service.Subscribe(schemas.SearchSubject, func(m *nats.Msg) { _ = m.Respond([]byte("results")) })
+	service, serviceErrs := conn(t, url, mint(t, a, auth.RoleSearch, ""))
+	_, err := service.QueueSubscribe(schemas.SearchSubject, "sandox-search", func(m *nats.Msg) { _ = m.Respond([]byte("results")) })
 	require.NoError(t, err)
 	require.NoError(t, service.Flush())
 
@@ -254,4 +254,11 @@ func TestSandboxAsksTheSearchService(t *testing.T) {
 	_, err = sb.SubscribeSync(schemas.SandboxInboxPrefix("sb-b") + ".>")
 	require.NoError(t, err)
 	violation(t, errs, "subscription", schemas.SandboxInboxPrefix("sb-b")+".>")
+
+	// The search service publishes replies and nothing else.
+	require.NoError(t, service.Publish("sandox.cmd.end_group", []byte("x")))
+	violation(t, serviceErrs, "publish", "sandox.cmd.end_group")
+	_, err = service.SubscribeSync("sandbox.sb-a.>")
+	require.NoError(t, err)
+	violation(t, serviceErrs, "subscription", "sandbox.sb-a.>")
 }

@@ -62,7 +62,7 @@ func up(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	searchFiles, err := serviceCreds(ids.authority, "search", searchCredsFile)
+	searchFiles, err := serviceCreds(ids.authority, "search", auth.RoleSearch, searchCredsFile)
 	if err != nil {
 		return err
 	}
@@ -163,10 +163,10 @@ const (
 	searchCredsFile = searchCredsDir + "/nats.creds"
 )
 
-// serviceCreds are a control-plane service's credentials (the control
-// role), as the file its container gets.
-func serviceCreds(a *auth.Authority, name, file string) (map[string][]byte, error) {
-	c, err := a.Mint(name, auth.RoleControl, "")
+// serviceCreds are a control-plane service's credentials with role, as the
+// file its container gets.
+func serviceCreds(a *auth.Authority, name string, role auth.Role, file string) (map[string][]byte, error) {
+	c, err := a.Mint(name, role, "")
 	if err != nil {
 		return nil, err
 	}
