@@ -28,6 +28,7 @@ var Messages = map[string]any{
 	"sandbox_status": SandboxStatus{},
 	"group_status":   GroupStatus{},
 	"sandbox_usage":  SandboxUsage{},
+	"status_reply":   StatusReply{},
 	"tool":           ToolDescription{},
 	"executor_ready": ExecutorReady{},
 }

@@ -88,7 +88,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	}); err != nil {
 		return st, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created", Sandbox: &st})
 	return st, nil
 }
 
@@ -150,7 +150,7 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 	if err != nil {
 		st.State, st.Reason = schemas.StateFailed, err.Error()
 		_ = w.store.putSandbox(ctx, &st)
-		w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: st.Reason, Sandbox: &st})
+		w.publishEvent(schemas.Event{Kind: schemas.EventStartFailed, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Reason: st.Reason, Message: st.Reason, Sandbox: &st})
 		return st, err
 	}
 	st.State, st.Reason = schemas.StateRunning, ""
@@ -160,7 +160,7 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 	if err := w.store.putSandbox(ctx, &st); err != nil {
 		return st, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: "running", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: "running", Sandbox: &st})
 	return st, nil
 }
 
@@ -209,7 +209,7 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 		return st, err
 	}
 	st.State, st.Container = schemas.StateEnded, ""
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: id, CommandID: cmdID, Message: "ended", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventEnded, GroupID: st.GroupID, SandboxID: id, CommandID: cmdID, Message: "ended", Sandbox: &st})
 	return st, nil
 }
 

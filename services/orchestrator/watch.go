@@ -69,7 +69,8 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
 	msg := fmt.Sprintf("the kernel killed a process of sandbox %s: it ran out of its %s of memory (OOM kill %d; policy %s)",
 		id, resources.FormatBytes(st.Resources.MemoryBytes), st.OOMKills, policy(st))
 	w.log.Warn("sandbox out of memory", "sandbox", id, "kills", st.OOMKills, "policy", policy(st))
-	w.publishEvent(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Message: msg, Sandbox: &st})
+	reason := fmt.Sprintf("out of memory (limit %s, policy %s)", resources.FormatBytes(st.Resources.MemoryBytes), policy(st))
+	w.publishEvent(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: msg, Sandbox: &st})
 	switch policy(st) {
 	case schemas.OnOOMRestart:
 		w.restartSandbox(ctx, id, "it ran out of memory")
@@ -116,6 +117,11 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 		return
 	}
 	w.log.Warn("restarting sandbox", "sandbox", id, "why", why)
+	// Published before the restart, so before any new executor serves: a
+	// client whose batch went to the old one learns it is lost, and one
+	// that sees the event cannot have reached the new one
+	// (schemas.EventRestarted).
+	w.publishEvent(schemas.Event{Kind: schemas.EventRestarted, GroupID: st.GroupID, SandboxID: id, Reason: why, Message: "restarted: " + why, Sandbox: &st})
 	if err := w.rt.Restart(ctx, st.Container); err != nil {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
 		return
@@ -145,7 +151,7 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 			w.log.Warn("tell sandbox of its restart", "sandbox", id, "err", err)
 		}
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: id, Message: "restarted: " + why, Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: id, Message: "running again after a restart: " + why, Sandbox: &st})
 }
 
 // failSandbox stops a sandbox's container and marks it failed.
@@ -173,5 +179,5 @@ func (w *Worker) markFailed(ctx context.Context, id, reason string) {
 		return
 	}
 	w.log.Warn("sandbox failed", "sandbox", id, "reason", reason)
-	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Message: reason, Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: reason, Sandbox: &st})
 }

@@ -73,6 +73,11 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("consume %s: %w", schemas.CommandStream, err)
 	}
 	w.reconcileDisks(ctx)
+	stopRequests, err := w.serveRequests(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopRequests()
 	w.log.Info("orchestrator worker consuming", "stream", schemas.CommandStream, "concurrency", w.cfg.Concurrency)
 	wctx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})

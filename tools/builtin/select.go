@@ -21,18 +21,6 @@ func Name(entry string) (string, bool) {
 	return "", false
 }
 
-// Lookup returns the built-in family called name ("web_tools" or
-// "web_tools.py").
-func Lookup(name string) (tools.Module, bool) {
-	name = strings.TrimSuffix(name, ".py")
-	for _, m := range Modules() {
-		if m.Name == name {
-			return m, true
-		}
-	}
-	return tools.Module{}, false
-}
-
 // Names returns the names of the built-in families, sorted.
 func Names() []string {
 	var out []string
