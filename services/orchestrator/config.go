@@ -30,6 +30,9 @@ type Config struct {
 	DisksDir string
 	// TmpSize is the size of a sandbox's /tmp (a tmpfs, counted in its memory).
 	TmpSize string
+	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
+	// memory), where POSIX shared memory and semaphores live.
+	ShmSize string
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -46,5 +49,6 @@ func DefaultConfig() Config {
 		MaxToolFileBytes: 1 << 20,
 		DisksDir:         "/var/lib/sandox/disks",
 		TmpSize:          "256m",
+		ShmSize:          "64m",
 	}
 }
