@@ -29,7 +29,6 @@ const (
 	LedgerKey    = "host"
 
 	// Headers on messages.
-	HeaderCommandID   = "Sandox-Command-Id"
 	HeaderBatchID     = "Sandox-Batch-Id"
 	HeaderStopOnError = "Sandox-Stop-On-Error"
 	// HeaderReply, on a batch record, is the reply subject the batch was

@@ -80,12 +80,12 @@ func NewSandboxGroup(cfg GroupConfig, opts ...Option) (*SandboxGroup, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 		}
 	}
 	spec, err := groupSpec(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: group %q: %v", ErrBadRequest, cfg.ID, err)
+		return nil, fmt.Errorf("%w: group %q: %w", ErrBadRequest, cfg.ID, err)
 	}
 	return &SandboxGroup{spec: spec, opts: o, sandboxes: map[string]*Sandbox{}, futures: map[*Future]struct{}{}}, nil
 }

@@ -32,7 +32,7 @@ func (n *ToolNames) Action(call ToolCall) (schemas.Action, error) {
 	}
 	args, err := callArgs(call.Arguments)
 	if err != nil {
-		return schemas.Action{}, fmt.Errorf("%w: tool call %s (%s): %v", ErrBadRequest, call.Name, call.ID, err)
+		return schemas.Action{}, fmt.Errorf("%w: tool call %s (%s): %w", ErrBadRequest, call.Name, call.ID, err)
 	}
 	a := schemas.Action{Tool: n.Resolve(call.Name), Args: args}
 	if call.ID != "" {
@@ -64,7 +64,7 @@ func callArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("arguments: %v", err)
+			return nil, fmt.Errorf("arguments: %w", err)
 		}
 		raw = bytes.TrimSpace([]byte(s))
 		if len(raw) == 0 {

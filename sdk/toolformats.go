@@ -92,7 +92,7 @@ func ExportTools(tools []schemas.ToolDescription, f ToolFormat) (json.RawMessage
 	for _, t := range tools {
 		params, err := ObjectSchema(t.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("%w: tool %s: %v", ErrBadRequest, t.Name, err)
+			return nil, fmt.Errorf("%w: tool %s: %w", ErrBadRequest, t.Name, err)
 		}
 		switch f {
 		case FormatOpenAI:
@@ -108,7 +108,7 @@ func ExportTools(tools []schemas.ToolDescription, f ToolFormat) (json.RawMessage
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		return nil, fmt.Errorf("%w: encode tools: %v", ErrInternal, err)
+		return nil, fmt.Errorf("%w: encode tools: %w", ErrInternal, err)
 	}
 	return data, nil
 }
@@ -126,7 +126,7 @@ func ObjectSchema(params json.RawMessage) (json.RawMessage, error) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return nil, fmt.Errorf("parameters are not a JSON object: %v", err)
+		return nil, fmt.Errorf("parameters are not a JSON object: %w", err)
 	}
 	typ, ok := m["type"]
 	if !ok {

@@ -50,7 +50,7 @@ func ParseGroupFile(r io.Reader, dir string) (sdk.GroupConfig, sdk.SandboxOption
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return sdk.GroupConfig{}, sdk.SandboxOptions{}, fmt.Errorf("%w: group config: %v", sdk.ErrBadRequest, err)
+		return sdk.GroupConfig{}, sdk.SandboxOptions{}, fmt.Errorf("%w: group config: %w", sdk.ErrBadRequest, err)
 	}
 	if f.Group == "" {
 		f.Group = "mcp-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:8]

@@ -83,7 +83,7 @@ func NewServer(ctx context.Context, sb Sandbox, o Options) (*sdkmcp.Server, erro
 	for _, d := range descs {
 		params, err := sdk.ObjectSchema(d.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("%w: tool %s: %v", sdk.ErrBadRequest, d.Name, err)
+			return nil, fmt.Errorf("%w: tool %s: %w", sdk.ErrBadRequest, d.Name, err)
 		}
 		offered := sdk.ModelToolName(d.Name)
 		if o.DottedNames {

@@ -31,7 +31,7 @@ func newDiskPool(dir string) diskPool {
 // diskSupport says why a disk limit cannot be enforced, or nil.
 func (w *Worker) diskSupport() error {
 	if err := w.disks.err; err != nil {
-		return schemas.Errorf(schemas.CodeUnsupported, "compute.disk: this host cannot enforce a disk limit: %v", err)
+		return schemas.Errorf(schemas.CodeUnsupported, "compute.disk: this host cannot enforce a disk limit: %w", err)
 	}
 	return nil
 }
@@ -62,9 +62,9 @@ func (w *Worker) volumeOptions(ctx context.Context, st *schemas.SandboxStatus) (
 	d, err := w.disks.pool.Attach(ctx, st.ID, st.Resources.DiskBytes, sandboxUID, sandboxUID)
 	switch {
 	case errors.Is(err, disks.ErrNoSpace):
-		return nil, schemas.Errorf(schemas.CodeResourceExhausted, "compute.disk: %v", err)
+		return nil, schemas.Errorf(schemas.CodeResourceExhausted, "compute.disk: %w", err)
 	case errors.Is(err, disks.ErrInvalid):
-		return nil, schemas.Errorf(schemas.CodeBadRequest, "compute.disk: %v", err)
+		return nil, schemas.Errorf(schemas.CodeBadRequest, "compute.disk: %w", err)
 	case err != nil:
 		return nil, err
 	}

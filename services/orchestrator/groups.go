@@ -51,7 +51,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return schemas.Errorf(schemas.CodeBadRequest, "group %s: %v", spec.ID, err)
+		return schemas.Errorf(schemas.CodeBadRequest, "group %s: %w", spec.ID, err)
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 		return res, err
 	}
 	if err := errors.Join(errs...); err != nil {
-		return res, schemas.Errorf(wireError(errs[0]).Code, "group %s started with failures: %v", g.ID, err)
+		return res, schemas.Errorf(wireError(errs[0]).Code, "group %s started with failures: %w", g.ID, err)
 	}
 	return res, nil
 }

@@ -50,7 +50,7 @@ func (w *Worker) sandboxImage(ctx context.Context, families []string, files []sc
 		Labels: map[string]string{LabelManaged: "true", docker.HashLabel: tag},
 	}, progress)
 	if err != nil {
-		return "", false, schemas.Errorf(schemas.CodeInternal, "build the sandbox image: %v", err)
+		return "", false, schemas.Errorf(schemas.CodeInternal, "build the sandbox image: %w", err)
 	}
 	return tag, false, nil
 }

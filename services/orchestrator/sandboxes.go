@@ -37,7 +37,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		return schemas.SandboxStatus{}, err
 	}
 	if err := w.checkTools(spec.Tools, spec.Families); err != nil {
-		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %v", spec.ID, err)
+		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %w", spec.ID, err)
 	}
 	files := mergeTools(g.Spec.Tools, spec.Tools)
 	families, err := chooseFamilies(g.Spec.Families, spec.Families)

@@ -260,7 +260,7 @@ func wireError(err error) *schemas.Error {
 	if errors.As(err, &we) {
 		return we
 	}
-	return &schemas.Error{Code: schemas.CodeInternal, Message: err.Error()}
+	return schemas.Errorf(schemas.CodeInternal, "%w", err)
 }
 
 // keyedMutex serializes the commands on one group or sandbox within a worker.

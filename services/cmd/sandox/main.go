@@ -2,6 +2,7 @@
 // reports its state.
 //
 //	sandox up       check the Docker engine, build the images, start NATS and the orchestrator
+//	sandox images   build the images only
 //	sandox demo     run the walkthrough against a running system
 //	sandox status   list groups and sandboxes
 //	sandox stats ID show a sandbox's live use against its limits
@@ -24,6 +25,7 @@ const usage = `usage: sandox <command> [flags]
 
 commands:
   up       check the Docker engine, build the images, start NATS and the orchestrator
+  images   build the images (base, sandbox, control plane) without starting anything
   demo     run the walkthrough (group, sandbox, sync and async actions, bad input, end)
   status   list groups and sandboxes
   stats    show a sandbox's live CPU, memory and process use: sandox stats SANDBOX
@@ -51,6 +53,8 @@ func run(ctx context.Context, args []string) error {
 	switch cmd {
 	case "up":
 		return up(ctx, rest)
+	case "images":
+		return images(ctx, rest)
 	case "demo":
 		return demo(ctx, rest)
 	case "status":
