@@ -93,6 +93,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	if err := s.nc.Flush(); err != nil {
 		return fmt.Errorf("flush subscriptions: %w", err)
 	}
+	s.announceReady()
 	s.log.Info("executor serving", "subject", schemas.ActionsSubject(id), "tools", s.reg.String())
 
 	for {
@@ -158,6 +159,20 @@ func (s *Server) reply(m *nats.Msg, res schemas.BatchResult) {
 // serves (schemas.ExecutorReady).
 func (s *Server) servePing(m *nats.Msg) {
 	s.respondJSON(m, schemas.ExecutorReady{Modules: s.reg.Modules()})
+}
+
+// announceReady publishes the ping's answer once on schemas.ReadySubject,
+// where the orchestrator waits for it, so that a start needs no poll. It
+// is sent after the subscriptions are flushed: whoever gets it can send a
+// batch at once. A failure is logged; the orchestrator still pings.
+func (s *Server) announceReady() {
+	data, err := json.Marshal(schemas.ExecutorReady{Modules: s.reg.Modules()})
+	if err == nil {
+		err = s.nc.Publish(schemas.ReadySubject(s.cfg.SandboxID), data)
+	}
+	if err != nil {
+		s.log.Warn("announce readiness", "err", err)
+	}
 }
 
 func (s *Server) serveTools(m *nats.Msg) {
