@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,7 +18,6 @@ import (
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/executor/limits"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator"
 	"github.com/sandox/sandox/tools"
 )
@@ -37,11 +37,11 @@ type fakeEngine struct {
 	images     map[string]bool
 	containers map[string]*fakeContainer
 	volumes    map[string]string
-	events     chan docker.Event
+	events     chan orchestrator.Event
 }
 
 type fakeContainer struct {
-	spec      docker.ContainerSpec
+	spec      orchestrator.ContainerSpec
 	sandboxID string
 	workspace string
 	running   bool
@@ -60,7 +60,7 @@ func newFakeEngine(t *testing.T, natsURL string) *fakeEngine {
 		images:     map[string]bool{orchestrator.DefaultConfig().SandboxImage: true},
 		containers: map[string]*fakeContainer{},
 		volumes:    map[string]string{},
-		events:     make(chan docker.Event, 16),
+		events:     make(chan orchestrator.Event, 16),
 	}
 	t.Cleanup(e.stopAll)
 	return e
@@ -70,12 +70,12 @@ func (e *fakeEngine) ImageID(_ context.Context, ref string) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.images[ref] {
-		return "", fmt.Errorf("image %s: %w", ref, docker.ErrNotFound)
+		return "", fmt.Errorf("image %s: %w", ref, orchestrator.ErrNotFound)
 	}
 	return "sha256:" + ref, nil
 }
 
-func (e *fakeEngine) Build(_ context.Context, spec docker.BuildSpec, progress io.Writer) error {
+func (e *fakeEngine) Build(_ context.Context, spec orchestrator.ImageBuild, progress io.Writer) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.images[spec.Tag] = true
@@ -83,15 +83,15 @@ func (e *fakeEngine) Build(_ context.Context, spec docker.BuildSpec, progress io
 	return err
 }
 
-func (e *fakeEngine) Create(_ context.Context, spec docker.ContainerSpec) (string, error) {
+func (e *fakeEngine) Create(_ context.Context, spec orchestrator.ContainerSpec) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.containers[spec.Name]; ok {
 		return "", fmt.Errorf("container %s exists", spec.Name)
 	}
 	c := &fakeContainer{spec: spec, sandboxID: spec.Labels[orchestrator.LabelSandbox]}
-	for _, m := range spec.Mounts {
-		c.workspace = e.volumes[m.Source]
+	for name := range spec.Volumes {
+		c.workspace = e.volumes[name]
 	}
 	if c.workspace == "" {
 		return "", fmt.Errorf("container %s: no workspace volume", spec.Name)
@@ -107,7 +107,7 @@ func (e *fakeEngine) Start(ctx context.Context, id string) error {
 	defer e.mu.Unlock()
 	c, ok := e.containers[id]
 	if !ok {
-		return fmt.Errorf("container %s: %w", id, docker.ErrNotFound)
+		return fmt.Errorf("container %s: %w", id, orchestrator.ErrNotFound)
 	}
 	if c.running {
 		return nil
@@ -155,7 +155,9 @@ func (e *fakeEngine) Start(ctx context.Context, id string) error {
 		nc.Close()
 		closeTools()
 		cancel()
-		if err := <-done; err != nil {
+		// Serve fails only when it cannot subscribe, which a stop during
+		// its start causes: that is the kill, not a fault.
+		if err := <-done; err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 			e.t.Errorf("executor of %s: %v", c.sandboxID, err)
 		}
 	}
@@ -181,30 +183,30 @@ func (e *fakeEngine) Remove(_ context.Context, id string) error {
 	return nil
 }
 
-func (e *fakeEngine) Inspect(_ context.Context, id string) (docker.State, error) {
+func (e *fakeEngine) Inspect(_ context.Context, id string) (orchestrator.ContainerState, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, ok := e.containers[id]
 	if !ok {
-		return docker.State{}, fmt.Errorf("container %s: %w", id, docker.ErrNotFound)
+		return orchestrator.ContainerState{}, fmt.Errorf("container %s: %w", id, orchestrator.ErrNotFound)
 	}
 	return c.state(id), nil
 }
 
-func (c *fakeContainer) state(id string) docker.State {
-	status := "exited"
+func (c *fakeContainer) state(id string) orchestrator.ContainerState {
+	status := orchestrator.StatusExited
 	if c.running {
-		status = "running"
+		status = orchestrator.StatusRunning
 	}
-	return docker.State{ID: id, Name: id, Running: c.running, OOMKilled: c.oomKilled, ExitCode: c.exitCode, Status: status, Labels: c.spec.Labels}
+	return orchestrator.ContainerState{ID: id, Name: id, Running: c.running, OOMKilled: c.oomKilled, ExitCode: c.exitCode, Status: status, Labels: c.spec.Labels}
 }
 
 func (e *fakeEngine) Logs(context.Context, string, int) (string, error) { return "", nil }
 
-func (e *fakeEngine) List(_ context.Context, labels ...string) ([]docker.State, error) {
+func (e *fakeEngine) List(_ context.Context, labels ...string) ([]orchestrator.ContainerState, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []docker.State
+	var out []orchestrator.ContainerState
 	for id, c := range e.containers {
 		if hasLabels(c.spec.Labels, labels) {
 			out = append(out, c.state(id))
@@ -223,7 +225,8 @@ func hasLabels(have map[string]string, want []string) bool {
 	return true
 }
 
-func (e *fakeEngine) CreateVolume(_ context.Context, name string, _, _ map[string]string) error {
+func (e *fakeEngine) CreateVolume(_ context.Context, spec orchestrator.VolumeSpec) error {
+	name := spec.Name
 	dir := filepath.Join(e.dir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -245,8 +248,8 @@ func (e *fakeEngine) RemoveVolume(_ context.Context, name string) error {
 	return os.RemoveAll(dir)
 }
 
-func (e *fakeEngine) Host(context.Context) (docker.Host, error) {
-	return docker.Host{ID: "fake-engine", CPUs: 4, MemoryBytes: 16 << 30}, nil
+func (e *fakeEngine) Host(context.Context) (orchestrator.Host, error) {
+	return orchestrator.Host{ID: "fake-engine", CPUs: 4, MemoryBytes: 16 << 30}, nil
 }
 
 // Stats reads the engine's side of a sandbox's use. The fake engine
@@ -256,7 +259,7 @@ func (e *fakeEngine) Stats(_ context.Context, id string) (schemas.SandboxUsage, 
 	defer e.mu.Unlock()
 	c, ok := e.containers[id]
 	if !ok || !c.running {
-		return schemas.SandboxUsage{}, fmt.Errorf("container %s is not running: %w", id, docker.ErrNotFound)
+		return schemas.SandboxUsage{}, fmt.Errorf("container %s is not running: %w", id, orchestrator.ErrNotFound)
 	}
 	return schemas.SandboxUsage{CPUPercent: 1.5, MemoryBytes: 32 << 20, PIDs: 3, ReadAt: time.Now().UTC()}, nil
 }
@@ -269,7 +272,7 @@ func (e *fakeEngine) Restart(ctx context.Context, id string) error {
 	}
 	e.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("container %s: %w", id, docker.ErrNotFound)
+		return fmt.Errorf("container %s: %w", id, orchestrator.ErrNotFound)
 	}
 	return e.Start(ctx, id)
 }
@@ -285,8 +288,8 @@ func (e *fakeEngine) Kill(_ context.Context, id string) error {
 
 // Events hands the orchestrator's watcher the events crash and oomKill
 // play; the stream ends with ctx.
-func (e *fakeEngine) Events(ctx context.Context, _ time.Time, _ ...string) (<-chan docker.Event, <-chan error) {
-	out, errs := make(chan docker.Event), make(chan error, 1)
+func (e *fakeEngine) Events(ctx context.Context, _ time.Time, _ ...string) (<-chan orchestrator.Event, <-chan error) {
+	out, errs := make(chan orchestrator.Event), make(chan error, 1)
 	go func() {
 		defer close(out)
 		for {
@@ -319,7 +322,7 @@ func (e *fakeEngine) crash(sandboxID string, exitCode int, oom bool) {
 	c.halt(exitCode, oom)
 	labels := c.spec.Labels
 	e.mu.Unlock()
-	e.events <- docker.Event{Action: "die", ContainerID: id, Labels: labels, ExitCode: exitCode, Time: time.Now()}
+	e.events <- orchestrator.Event{Kind: orchestrator.ContainerDied, ContainerID: id, Labels: labels, ExitCode: exitCode, Time: time.Now()}
 }
 
 // workspace is the directory of a sandbox's workspace volume.
@@ -327,6 +330,15 @@ func (e *fakeEngine) workspace(sandboxID string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.volumes[orchestrator.VolumeName(sandboxID)]
+}
+
+// vanish stops a sandbox's executor with no event, as a lost host would.
+func (e *fakeEngine) vanish(sandboxID string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.containers[orchestrator.ContainerName(sandboxID)]; ok {
+		c.halt(137, false)
+	}
 }
 
 func (e *fakeEngine) stopAll() {

@@ -48,7 +48,10 @@ func (f *Future) Done() <-chan struct{} { return f.done }
 
 // Wait blocks until the observations arrive, the sandbox is found gone
 // (ErrSandboxGone, ErrNotFound), or ctx ends (with no deadline, the group's
-// action timeout applies; then ErrTimeout). After a deadline the batch may
+// action timeout applies; then Wait asks the sandbox's status once, for up
+// to 5 s, and returns why it cannot answer or else ErrTimeout). While it
+// waits it asks the orchestrator for the sandbox's status after 1 s, then
+// at intervals doubling to 10 s. After a deadline the batch may
 // still finish in the sandbox, and Wait can be called again; after any
 // other outcome Wait returns the same answer again. Wait after Close
 // returns ErrClosed unless the answer had arrived.
@@ -56,8 +59,8 @@ func (f *Future) Wait(ctx context.Context) ([]schemas.Observation, error) {
 	ctx, cancel := withDefault(ctx, f.conn.opts.actionTimeout)
 	defer cancel()
 	// Between messages, ask the orchestrator whether the sandbox still
-	// runs: a batch sent to a sandbox that is not running may never be
-	// answered, and no event says so.
+	// runs: an executor that took the batch and went away without an
+	// event (a lost host) never answers.
 	poll := time.Second
 	timer := time.NewTimer(poll)
 	defer timer.Stop()

@@ -1,6 +1,7 @@
 package sdk_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,8 +18,8 @@ import (
 )
 
 // TestBatchToSandboxThatCannotAnswer checks that a batch sent to a sandbox
-// that is not running, or does not exist, fails with the reason the
-// orchestrator's status gives, well before the action timeout.
+// that is not running, or does not exist, fails at once (no executor
+// responds) with the reason the orchestrator's status gives.
 func TestBatchToSandboxThatCannotAnswer(t *testing.T) {
 	s := startSandox(t)
 	g := s.newGroup(t, sdk.GroupConfig{ID: "gone"})
@@ -38,7 +40,7 @@ func TestBatchToSandboxThatCannotAnswer(t *testing.T) {
 			start := time.Now()
 			_, err := g.Attach(tt.sandbox).SendActions(t.Context(), run(t, "echo hi"))
 			require.ErrorIs(t, err, tt.want)
-			assert.Less(t, time.Since(start), 5*time.Second, "found by the first status check")
+			assert.Less(t, time.Since(start), time.Second, "no responders, then the status says why")
 		})
 	}
 }
@@ -168,4 +170,65 @@ func waitEvent(t *testing.T, ch chan *nats.Msg, kind schemas.EventKind) schemas.
 			t.Fatalf("no %s event within 10s", kind)
 		}
 	}
+}
+
+// TestStatusCheckFindsLostExecutor checks the status checks while Wait
+// waits: an executor that took the batch and went away without an event
+// (a lost host) is found by the orchestrator's status, not by the action
+// timeout.
+func TestStatusCheckFindsLostExecutor(t *testing.T) {
+	s := startSandox(t)
+	_, sb := s.startedSandbox(t, "lost-host", "lost-host-a")
+	f, err := sb.SendActionsAsync(t.Context(), run(t, "touch taken; sleep 20"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(s.engine.workspace("lost-host-a"), "taken"))
+		return err == nil
+	}, 10*time.Second, 10*time.Millisecond, "the executor did not take the batch")
+
+	// The host is lost: the executor is gone, nobody saw it go, and the
+	// state says so only later (here: written straight to the bucket).
+	s.engine.vanish("lost-host-a")
+	js, err := jetstream.New(s.nc)
+	require.NoError(t, err)
+	kv, err := js.KeyValue(t.Context(), schemas.SandboxBucket)
+	require.NoError(t, err)
+	st := sb.Status()
+	st.State, st.Reason = schemas.StateFailed, "its host was lost"
+	data, err := json.Marshal(st)
+	require.NoError(t, err)
+	_, err = kv.Put(t.Context(), st.ID, data)
+	require.NoError(t, err)
+
+	start := time.Now()
+	_, err = f.Wait(t.Context())
+	require.ErrorIs(t, err, sdk.ErrSandboxGone)
+	assert.Contains(t, err.Error(), "its host was lost")
+	assert.Less(t, time.Since(start), 5*time.Second, "found by the first status checks")
+}
+
+// TestDeadlineOnGoneSandbox checks that a deadline that passes before the
+// first status check still says why the sandbox cannot answer.
+func TestDeadlineOnGoneSandbox(t *testing.T) {
+	s := startSandox(t)
+	_, sb := s.startedSandbox(t, "late", "late-a")
+	f, err := sb.SendActionsAsync(t.Context(), run(t, "touch taken; sleep 20"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(s.engine.workspace("late-a"), "taken"))
+		return err == nil
+	}, 10*time.Second, 10*time.Millisecond, "the executor did not take the batch")
+	s.engine.vanish("late-a")
+	js, err := jetstream.New(s.nc)
+	require.NoError(t, err)
+	kv, err := js.KeyValue(t.Context(), schemas.SandboxBucket)
+	require.NoError(t, err)
+	require.NoError(t, kv.Delete(t.Context(), "late-a"))
+
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	_, err = f.Wait(ctx)
+	require.ErrorIs(t, err, sdk.ErrNotFound, "the deadline's error says the sandbox is gone")
+	_, err = f.Wait(t.Context())
+	require.ErrorIs(t, err, sdk.ErrNotFound, "and the future is settled")
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // watch follows the engine's events of sandbox containers until ctx ends:
@@ -36,21 +35,21 @@ func (w *Worker) watch(ctx context.Context) {
 	}
 }
 
-func (w *Worker) handleEvent(ctx context.Context, ev docker.Event) {
+func (w *Worker) handleEvent(ctx context.Context, ev Event) {
 	id := ev.Labels[LabelSandbox]
 	if id == "" {
 		return
 	}
-	switch ev.Action {
-	case "oom":
+	switch ev.Kind {
+	case ContainerOOM:
 		w.onOOM(ctx, id, ev)
-	case "die":
+	case ContainerDied:
 		w.onDie(ctx, id, ev)
 	}
 }
 
 // onOOM records an OOM kill, publishes it and applies the OOM policy.
-func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
+func (w *Worker) onOOM(ctx context.Context, id string, ev Event) {
 	recorded := false
 	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		// Every worker on this engine sees the event, and a reopened
@@ -80,15 +79,15 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
 }
 
 // onDie handles a sandbox container that stopped without being asked to.
-func (w *Worker) onDie(ctx context.Context, id string, ev docker.Event) {
-	unlock := w.locks.lock("sandbox/" + id)
+func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
+	unlock := w.locks.lock(sandboxKey(id))
 	st, _, err := w.store.sandbox(ctx, id)
 	unlock()
 	if err != nil || st.State != schemas.StateRunning || st.Container != ev.ContainerID {
 		return // ended on request, already handled, or not ours
 	}
 	state, err := w.rt.Inspect(ctx, st.Container)
-	if err != nil || state.Running || state.Status == "removing" || state.Status == "dead" {
+	if err != nil || state.Running || state.Status == StatusRemoving || state.Status == StatusDead {
 		return // being removed, or restarted in between
 	}
 	if state.OOMKilled && policy(st) != schemas.OnOOMFail {
@@ -110,7 +109,7 @@ func policy(st schemas.SandboxStatus) schemas.OOMPolicy {
 // restartSandbox restarts a running sandbox's container, waits until it
 // answers and tells its executor why, for its next observation.
 func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
-	unlock := w.locks.lock("sandbox/" + id)
+	unlock := w.locks.lock(sandboxKey(id))
 	defer unlock()
 	st, _, err := w.store.sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
@@ -156,7 +155,7 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 
 // failSandbox stops a sandbox's container and marks it failed.
 func (w *Worker) failSandbox(ctx context.Context, id, reason string) {
-	unlock := w.locks.lock("sandbox/" + id)
+	unlock := w.locks.lock(sandboxKey(id))
 	defer unlock()
 	st, _, err := w.store.sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
