@@ -80,8 +80,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		{schemas.ToolsSubject(id), s.serveTools},
 		{schemas.StatsSubject(id), s.serveStats},
 		{schemas.NoticeSubject(id), s.serveNotice},
-		// Last: a pong means every other subject is served.
-		{schemas.PingSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte("pong")) }},
+		// Last: an answer means every other subject is served.
+		{schemas.PingSubject(id), s.servePing},
 	}
 	for _, h := range handlers {
 		sub, err := s.nc.Subscribe(h.subject, h.handle)
@@ -115,7 +115,7 @@ func (s *Server) serveBatch(ctx context.Context, m *nats.Msg) {
 	}
 	actions, err := schemas.ParseActions(m.Data)
 	if err != nil {
-		res.Error = schemas.Errorf(schemas.CodeBadRequest, "%v", err)
+		res.Error = schemas.Errorf(schemas.CodeBadRequest, "%w", err)
 	} else {
 		stop, _ := strconv.ParseBool(m.Header.Get(schemas.HeaderStopOnError))
 		start := time.Now()
@@ -152,6 +152,12 @@ func (s *Server) reply(m *nats.Msg, res schemas.BatchResult) {
 		s.log.Error("send observations", "batch", res.BatchID, "err", err)
 	}
 	s.recordObservations(m, res.BatchID, data)
+}
+
+// servePing answers that the executor is ready, with the tool modules it
+// serves (schemas.ExecutorReady).
+func (s *Server) servePing(m *nats.Msg) {
+	s.respondJSON(m, schemas.ExecutorReady{Modules: s.reg.Modules()})
 }
 
 func (s *Server) serveTools(m *nats.Msg) {

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/disks"
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/natsd"
@@ -26,8 +27,18 @@ var env struct {
 	nats    *server.Server
 	url     string // NATS as the test process and the sandboxes see it
 	network string
-	disks   string // the orchestrator's disks directory
-	nc      *nats.Conn
+	disks   string          // the orchestrator's disks directory
+	nc      *nats.Conn      // a client identity
+	auth    *auth.Authority // signs every identity of the test system
+}
+
+// connectAs connects to the test system's NATS with a new identity of role.
+func connectAs(role auth.Role) (*nats.Conn, error) {
+	creds, err := env.auth.Mint("integration "+string(role), role, "")
+	if err != nil {
+		return nil, err
+	}
+	return nats.Connect(env.url, creds.Option())
 }
 
 func TestMain(m *testing.M) {
@@ -83,15 +94,25 @@ func setup(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
+	authority, err := auth.NewAuthority()
+	if err != nil {
+		return nil, err
+	}
+	env.auth = authority
 	ncfg := natsd.DefaultConfig()
-	ncfg.Host, ncfg.Port, ncfg.StoreDir = gateway, -1, store
+	ncfg.Host, ncfg.Port, ncfg.StoreDir, ncfg.Auth = gateway, -1, store, authority
 	ns, err := natsd.Start(ncfg)
 	if err != nil {
 		return nil, err
 	}
 	env.nats = ns
 	env.url = ns.ClientURL()
-	env.nc, err = nats.Connect(env.url)
+	// The tests are a client like any other; the worker is the control plane.
+	env.nc, err = connectAs(auth.RoleClient)
+	if err != nil {
+		return nil, err
+	}
+	control, err := connectAs(auth.RoleControl)
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +128,13 @@ func setup(ctx context.Context) (func() error, error) {
 	}
 	ocfg.DisksDir = disksDir
 	env.disks = disksDir
+	credsDir, err := os.MkdirTemp("", "sandox-it-creds")
+	if err != nil {
+		return nil, err
+	}
+	ocfg.CredsDir = credsDir
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	w, err := orchestrator.NewWorker(ctx, env.nc, d, ocfg, log)
+	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(d), ocfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +146,7 @@ func setup(ctx context.Context) (func() error, error) {
 		cancel()
 		werr := <-done
 		env.nc.Close()
+		control.Close()
 		ns.Shutdown()
 		ns.WaitForShutdown()
 		os.RemoveAll(store)
@@ -133,6 +160,7 @@ func setup(ctx context.Context) (func() error, error) {
 		// And their disks go once their volumes are gone.
 		_ = (&disks.Pool{Dir: disksDir}).DetachAll()
 		os.RemoveAll(disksDir)
+		os.RemoveAll(credsDir)
 		d.Close()
 		if werr != nil {
 			return werr

@@ -13,6 +13,7 @@ type Option func(*options) error
 type options struct {
 	url            string
 	creds          string
+	tls            []nats.Option
 	conn           *nats.Conn
 	commandTimeout time.Duration
 	actionTimeout  time.Duration
@@ -37,7 +38,9 @@ func WithURL(url string) Option {
 	}
 }
 
-// WithCredentials authenticates with a NATS credentials file.
+// WithCredentials authenticates with a NATS credentials file. Without it
+// the SDK uses DefaultCredentials: $SANDOX_NATS_CREDS, or the client
+// credentials `sandox up` wrote.
 func WithCredentials(file string) Option {
 	return func(o *options) error { o.creds = file; return nil }
 }
@@ -73,6 +76,26 @@ func WithActionTimeout(d time.Duration) Option {
 			return errors.New("sdk.WithActionTimeout: timeout must be positive")
 		}
 		o.actionTimeout = d
+		return nil
+	}
+}
+
+// WithTLS connects with TLS (a tls:// URL): caFile is the PEM CA that
+// signed the server's certificate ("" trusts the system's roots), and
+// certFile and keyFile a client certificate for a server that asks for one
+// ("" for none).
+func WithTLS(caFile, certFile, keyFile string) Option {
+	return func(o *options) error {
+		if (certFile == "") != (keyFile == "") {
+			return errors.New("sdk.WithTLS: a client certificate needs both its file and its key")
+		}
+		o.tls = append(o.tls, nats.Secure())
+		if caFile != "" {
+			o.tls = append(o.tls, nats.RootCAs(caFile))
+		}
+		if certFile != "" {
+			o.tls = append(o.tls, nats.ClientCert(certFile, keyFile))
+		}
 		return nil
 	}
 }

@@ -23,8 +23,9 @@ func NewRegistry(tools ...Tool) *Registry {
 }
 
 // Add registers tools. A tool with the same module and name as one already
-// registered replaces it: that is how a user tool file named like a
-// built-in module overrides one of its functions.
+// registered replaces it. (The orchestrator refuses user tool files named
+// like a built-in family, so in a sandbox the families and the files never
+// share a module.)
 func (r *Registry) Add(tools ...Tool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -6,9 +6,14 @@ package natsd
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/sandox/sandox/services/auth"
 )
 
 // Config is the server's configuration.
@@ -25,6 +30,18 @@ type Config struct {
 	ServerName string
 	// Debug turns on the server's own logging to stderr.
 	Debug bool
+	// Auth, when set, puts the server in operator mode under this
+	// authority: every connection must present credentials it signed, and
+	// the auth service answers the control plane (see package auth). nil
+	// leaves the server open, which only tests of other parts should do.
+	Auth *auth.Authority
+	// AuthState is the auth service's state file; "" means auth.json in
+	// StoreDir.
+	AuthState string
+	// TLS, when its Cert is set, makes clients connect with TLS.
+	TLS TLSConfig
+	// Log receives the auth service's messages; nil discards them.
+	Log *slog.Logger
 }
 
 // DefaultConfig returns the configuration of a local development server.
@@ -54,6 +71,30 @@ func Start(cfg Config) (*server.Server, error) {
 		NoSigs:     true,
 		NoLog:      !cfg.Debug,
 	}
+	if err := cfg.TLS.apply(opts); err != nil {
+		return nil, fmt.Errorf("natsd: %w", err)
+	}
+	var svc *auth.Service
+	if cfg.Auth != nil {
+		log := cfg.Log
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
+		}
+		state := cfg.AuthState
+		if state == "" {
+			state = filepath.Join(cfg.StoreDir, "auth.json")
+		}
+		if err := os.MkdirAll(filepath.Dir(state), 0o700); err != nil {
+			return nil, fmt.Errorf("natsd: %w", err)
+		}
+		var err error
+		if svc, err = auth.NewService(cfg.Auth, state, log); err != nil {
+			return nil, fmt.Errorf("natsd: %w", err)
+		}
+		if err := svc.Configure(opts); err != nil {
+			return nil, fmt.Errorf("natsd: %w", err)
+		}
+	}
 	s, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("natsd: %w", err)
@@ -65,6 +106,12 @@ func Start(cfg Config) (*server.Server, error) {
 	if !s.ReadyForConnections(10 * time.Second) {
 		s.Shutdown()
 		return nil, errors.New("natsd: server not ready for connections within 10s")
+	}
+	if svc != nil {
+		if err := svc.Start(s); err != nil {
+			s.Shutdown()
+			return nil, fmt.Errorf("natsd: %w", err)
+		}
 	}
 	return s, nil
 }

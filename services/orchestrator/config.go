@@ -28,6 +28,10 @@ type Config struct {
 	// DisksDir holds the disk images of sandboxes with a disk limit; ""
 	// turns disk limits off (a request for one is refused).
 	DisksDir string
+	// CredsDir holds each sandbox's NATS credentials file, bound read-only
+	// into its container; it must be the same path on the Docker host. ""
+	// gives sandboxes no identity, which works only with an open server.
+	CredsDir string
 	// TmpSize is the size of a sandbox's /tmp (a tmpfs, counted in its memory).
 	TmpSize string
 	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
@@ -48,6 +52,7 @@ func DefaultConfig() Config {
 		AckWait:          30 * time.Second,
 		MaxToolFileBytes: 1 << 20,
 		DisksDir:         "/var/lib/sandox/disks",
+		CredsDir:         "/var/lib/sandox/creds",
 		TmpSize:          "256m",
 		ShmSize:          "64m",
 	}

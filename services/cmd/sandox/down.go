@@ -16,6 +16,7 @@ import (
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/disks"
 	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/services/orchestrator"
 )
 
 func down(ctx context.Context, args []string) error {
@@ -31,7 +32,7 @@ func down(ctx context.Context, args []string) error {
 	}
 	defer d.Close()
 	var errs []error
-	if nc, err := nats.Connect(*url, nats.Timeout(2*time.Second)); err == nil {
+	if nc, err := connect(*url, 2*time.Second); err == nil {
 		errs = append(errs, endAllGroups(ctx, nc))
 		nc.Close()
 	}
@@ -39,10 +40,10 @@ func down(ctx context.Context, args []string) error {
 		errs = append(errs, d.Remove(ctx, name))
 	}
 	// Sandboxes whose group could not be ended (no orchestrator answered).
-	left, err := d.List(ctx, "dev.sandox.managed=true")
+	left, err := d.List(ctx, orchestrator.LabelManaged+"=true")
 	errs = append(errs, err)
 	for _, c := range left {
-		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, "sandox-ws-"+c.Labels["dev.sandox.sandbox"]))
+		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox])))
 	}
 	// Their disks, once no volume mounts them (needs root, as attaching did).
 	if os.Geteuid() == 0 {

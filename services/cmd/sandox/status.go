@@ -7,10 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
@@ -24,7 +24,7 @@ func status(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	nc, err := nats.Connect(*url, nats.Timeout(2*time.Second))
+	nc, err := connect(*url, 2*time.Second)
 	if err != nil {
 		return fmt.Errorf("NATS at %s: %w (is sandox up? run `sandox up`)", *url, err)
 	}
@@ -45,7 +45,7 @@ func status(ctx context.Context, args []string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SANDBOX\tGROUP\tSTATE\tCPUS\tMEMORY\tPIDS\tIMAGE\tREASON")
+	fmt.Fprintln(tw, "SANDBOX\tGROUP\tSTATE\tCPUS\tMEMORY\tPIDS\tTOOLS\tIMAGE\tREASON")
 	for _, id := range keys {
 		e, err := kv.Get(ctx, id)
 		if err != nil {
@@ -56,8 +56,8 @@ func status(ctx context.Context, args []string) error {
 			continue
 		}
 		r := st.Resources
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", st.ID, st.GroupID, st.State,
-			cpus(r.NanoCPUs), bytesOr(r.MemoryBytes), r.PIDs, st.Image, st.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.ID, st.GroupID, st.State,
+			cpus(r.NanoCPUs), bytesOr(r.MemoryBytes), r.PIDs, strings.Join(st.Tools, ","), st.Image, st.Reason)
 	}
 	return tw.Flush()
 }
@@ -71,7 +71,7 @@ func stats(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return errors.New("usage: sandox stats SANDBOX")
 	}
-	nc, err := nats.Connect(*url, nats.Timeout(2*time.Second))
+	nc, err := connect(*url, 2*time.Second)
 	if err != nil {
 		return fmt.Errorf("NATS at %s: %w", *url, err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -44,6 +45,20 @@ func up(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("docker engine %s (API %s), %d CPUs, %.1f GiB\n", host.Version, host.APIVersion, host.CPUs, float64(host.MemoryBytes)/(1<<30))
 
+	ids, err := loadIdentities()
+	if err != nil {
+		return err
+	}
+	authority := ids.authority.AccountKey()
+	authFiles, err := ids.authority.Files()
+	if err != nil {
+		return err
+	}
+	ctlFiles, err := controlCreds(ids.authority)
+	if err != nil {
+		return err
+	}
+
 	cfg := build.DefaultConfig(*root)
 	cfg.Progress = os.Stdout
 	if err := build.NewBuilder(d, cfg).All(ctx); err != nil {
@@ -55,15 +70,18 @@ func up(ctx context.Context, args []string) error {
 	if err := ensureRunning(ctx, d, docker.ContainerSpec{
 		Name:                 natsContainer,
 		Image:                build.ControlImage,
-		Cmd:                  []string{"sandox-nats", "-store", "/var/lib/sandox/nats"},
+		Cmd:                  []string{"sandox-nats", "-store", "/var/lib/sandox/nats", "-auth", natsAuthDir},
 		User:                 "10002:10002",
 		Network:              networkName,
 		Aliases:              []string{natsContainer},
-		Labels:               map[string]string{controlPlaneRole: "nats"},
+		Labels:               map[string]string{controlPlaneRole: "nats", authorityLabel: authority},
 		Binds:                []string{natsVolume + ":/var/lib/sandox/nats"},
 		PublishLocal:         map[string]string{"4222/tcp": "4222"},
 		Hardened:             true,
 		RestartUnlessStopped: true,
+	}, func(id string) error {
+		// The authority's seeds, readable by the server's uid only.
+		return d.CopyDir(ctx, id, natsAuthDir, 10002, authFiles)
 	}); err != nil {
 		return err
 	}
@@ -77,8 +95,10 @@ func up(ctx context.Context, args []string) error {
 		Image:   build.ControlImage,
 		Cmd:     []string{"sandox-orchestrator"},
 		Network: networkName,
-		Labels:  map[string]string{controlPlaneRole: "orchestrator"},
+		Labels:  map[string]string{controlPlaneRole: "orchestrator", authorityLabel: authority},
 		Env: []string{
+			"SANDOX_NATS_CREDS=" + orchCredsFile,
+			"SANDOX_CREDS_DIR=" + sandboxCredsDir,
 			"SANDOX_NATS_URL=" + internalNATSURL,
 			"SANDOX_SANDBOX_NATS_URL=" + internalNATSURL,
 			"SANDOX_WORKER=orchestrator-1",
@@ -93,29 +113,38 @@ func up(ctx context.Context, args []string) error {
 			"/var/run/docker.sock:/var/run/docker.sock",
 			"/dev:/dev",
 			disksDir + ":" + disksDir,
+			// Each sandbox's credentials file, bound from the host into it.
+			sandboxCredsDir + ":" + sandboxCredsDir,
 		},
 		CapAdd:               []string{"SYS_ADMIN", "MKNOD"},
 		DeviceRules:          []string{"b 7:* rwm", "c 10:237 rwm"},
 		RestartUnlessStopped: true,
+	}, func(id string) error {
+		return d.CopyDir(ctx, id, orchCredsDir, 0, ctlFiles)
 	}); err != nil {
 		return err
 	}
 	if err := waitForConsumer(ctx, nc, 60*time.Second); err != nil {
 		return err
 	}
-	fmt.Printf("sandox is up: NATS at %s, orchestrator consuming %s\n", localNATSURL, schemas.CommandStream)
+	if err := writeNATSContext(localNATSURL, ids.clientCreds); err != nil {
+		return err
+	}
+	fmt.Printf("sandox is up: NATS at %s, orchestrator consuming %s, client credentials in %s\n", localNATSURL, schemas.CommandStream, ids.clientCreds)
 	return nil
 }
 
 // ensureRunning starts the container named in spec, creating it first when
-// it does not exist, and recreating it when its image changed.
-func ensureRunning(ctx context.Context, d *docker.Client, spec docker.ContainerSpec) error {
+// it does not exist, and recreating it when its image or one of its labels
+// (the authority) changed. prepare runs between create and start.
+func ensureRunning(ctx context.Context, d *docker.Client, spec docker.ContainerSpec, prepare func(id string) error) error {
 	imageID, err := d.ImageID(ctx, spec.Image)
 	if err != nil {
 		return err
 	}
+	spec.Labels["dev.sandox.image"] = imageID
 	if st, err := d.Inspect(ctx, spec.Name); err == nil {
-		if st.Running && st.Labels["dev.sandox.image"] == imageID {
+		if st.Running && hasLabels(st.Labels, spec.Labels) {
 			fmt.Printf("%s is running\n", spec.Name)
 			return nil
 		}
@@ -123,10 +152,12 @@ func ensureRunning(ctx context.Context, d *docker.Client, spec docker.ContainerS
 			return err
 		}
 	}
-	spec.Labels["dev.sandox.image"] = imageID
 	id, err := d.Create(ctx, spec)
 	if err != nil {
 		return err
+	}
+	if err := prepare(id); err != nil {
+		return errors.Join(err, d.Remove(context.WithoutCancel(ctx), id))
 	}
 	if err := d.Start(ctx, id); err != nil {
 		return err
@@ -135,10 +166,19 @@ func ensureRunning(ctx context.Context, d *docker.Client, spec docker.ContainerS
 	return nil
 }
 
+func hasLabels(got, want map[string]string) bool {
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
 func waitForNATS(ctx context.Context, url string, within time.Duration) (*nats.Conn, error) {
 	deadline := time.Now().Add(within)
 	for {
-		nc, err := nats.Connect(url, nats.Timeout(time.Second))
+		nc, err := connect(url, time.Second)
 		if err == nil {
 			return nc, nil
 		}

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
 )
 
@@ -30,9 +31,20 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.Port, "port", cfg.Port, "client port")
 	fs.StringVar(&cfg.StoreDir, "store", cfg.StoreDir, "JetStream store directory")
 	fs.BoolVar(&cfg.Debug, "debug", false, "log the server's own messages")
+	authDir := fs.String("auth", "/etc/sandox-auth", "directory of the NATS authority's seeds (sandox up puts them there)")
+	fs.StringVar(&cfg.TLS.Cert, "tls-cert", "", "PEM server certificate: clients must connect with TLS")
+	fs.StringVar(&cfg.TLS.Key, "tls-key", "", "PEM key of -tls-cert")
+	fs.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", "", "PEM CA that must sign client certificates (mutual TLS)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// Never open: without an authority the server does not start.
+	a, err := auth.LoadAuthority(*authDir)
+	if err != nil {
+		return err
+	}
+	cfg.Auth = a
+	cfg.Log = slog.Default()
 	s, err := natsd.Start(cfg)
 	if err != nil {
 		return err

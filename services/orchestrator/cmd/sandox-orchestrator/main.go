@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.SandboxNATSURL, "sandbox-nats", envOr("SANDOX_SANDBOX_NATS_URL", cfg.SandboxNATSURL), "NATS URL as sandboxes see it (env SANDOX_SANDBOX_NATS_URL)")
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "commands handled at once")
 	fs.StringVar(&cfg.DisksDir, "disks", envOr("SANDOX_DISKS_DIR", cfg.DisksDir), "directory of sandbox disk images; \"\" turns disk limits off (env SANDOX_DISKS_DIR)")
+	fs.StringVar(&cfg.CredsDir, "creds-dir", envOr("SANDOX_CREDS_DIR", cfg.CredsDir), "directory of the sandboxes' NATS credentials, the same path on the Docker host (env SANDOX_CREDS_DIR)")
 	fs.DurationVar(&cfg.ReadyTimeout, "ready-timeout", cfg.ReadyTimeout, "how long a sandbox may take to start")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -61,7 +62,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	}
 	defer nc.Drain()
 
-	w, err := orchestrator.NewWorker(ctx, nc, rt, cfg, log)
+	w, err := orchestrator.NewWorker(ctx, nc, docker.NewRuntime(rt), cfg, log)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,52 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+)
+
+// ErrAuthService means the auth service refused or did not answer.
+var ErrAuthService = errors.New("auth service")
+
+// Client is the control plane's side of the Service. It is safe for
+// concurrent use.
+type Client struct {
+	NC *nats.Conn
+}
+
+// MintSandbox asks for a new identity for the sandbox id and returns its
+// .creds file. It blocks until the service answers or ctx ends.
+func (c Client) MintSandbox(ctx context.Context, id string) ([]byte, error) {
+	r, err := c.call(ctx, MintSubject, id)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(r.Creds), nil
+}
+
+// RevokeSandbox revokes every identity of the sandbox id. It blocks until
+// the service answers or ctx ends.
+func (c Client) RevokeSandbox(ctx context.Context, id string) error {
+	_, err := c.call(ctx, RevokeSubject, id)
+	return err
+}
+
+func (c Client) call(ctx context.Context, subject, id string) (reply, error) {
+	data, _ := json.Marshal(request{SandboxID: id})
+	m, err := c.NC.RequestWithContext(ctx, subject, data)
+	if err != nil {
+		return reply{}, fmt.Errorf("%w: %s for sandbox %s: %w", ErrAuthService, subject, id, err)
+	}
+	var r reply
+	if err := json.Unmarshal(m.Data, &r); err != nil {
+		return reply{}, fmt.Errorf("%w: %s for sandbox %s: %w", ErrAuthService, subject, id, err)
+	}
+	if r.Error != "" {
+		return reply{}, fmt.Errorf("%w: %s for sandbox %s: %s", ErrAuthService, subject, id, r.Error)
+	}
+	return r, nil
+}

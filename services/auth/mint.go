@@ -1,0 +1,89 @@
+package auth
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/nats-io/jwt/v2"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
+)
+
+// Creds are one user's credentials: its JWT and its seed.
+type Creds struct {
+	// User is the user's public key, the key a revocation names.
+	User string
+	JWT  string
+	Seed []byte
+}
+
+// File returns the credentials in the NATS .creds file format, which
+// nats.UserCredentials, the NATS CLI's --creds and contexts read.
+func (c Creds) File() ([]byte, error) {
+	return jwt.FormatUserConfig(c.JWT, c.Seed)
+}
+
+// Option returns the connect option that authenticates with c.
+func (c Creds) Option() nats.Option {
+	return nats.UserJWTAndSeed(c.JWT, string(c.Seed))
+}
+
+// Mint issues credentials for a new user named name with role's
+// permissions (sandboxID only for RoleSandbox). The user is signed by the
+// SANDOX account; its JWT does not expire.
+func (a *Authority) Mint(name string, role Role, sandboxID string) (Creds, error) {
+	perms, err := Permissions(role, sandboxID)
+	if err != nil {
+		return Creds{}, err
+	}
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		return Creds{}, fmt.Errorf("user key: %w", err)
+	}
+	pub, err := kp.PublicKey()
+	if err != nil {
+		return Creds{}, err
+	}
+	seed, err := kp.Seed()
+	if err != nil {
+		return Creds{}, err
+	}
+	uc := jwt.NewUserClaims(pub)
+	uc.Name = name
+	uc.Permissions = perms
+	uc.Tags.Add("role:" + string(role))
+	tok, err := uc.Encode(a.account)
+	if err != nil {
+		return Creds{}, fmt.Errorf("user claims: %w", err)
+	}
+	return Creds{User: pub, JWT: tok, Seed: seed}, nil
+}
+
+// ParseCreds reads a .creds file.
+func ParseCreds(data []byte) (Creds, error) {
+	tok, err := jwt.ParseDecoratedJWT(data)
+	if err != nil {
+		return Creds{}, fmt.Errorf("creds: %w", err)
+	}
+	kp, err := jwt.ParseDecoratedNKey(data)
+	if err != nil {
+		return Creds{}, fmt.Errorf("creds: %w", err)
+	}
+	seed, err := kp.Seed()
+	if err != nil {
+		return Creds{}, err
+	}
+	uc, err := jwt.DecodeUserClaims(tok)
+	if err != nil {
+		return Creds{}, fmt.Errorf("creds: %w", err)
+	}
+	return Creds{User: uc.Subject, JWT: tok, Seed: seed}, nil
+}
+
+func unixTime(s int64) time.Time { return time.Unix(s, 0) }
+
+// Issued reports whether c was signed by this authority's account.
+func (a *Authority) Issued(c Creds) bool {
+	uc, err := jwt.DecodeUserClaims(c.JWT)
+	return err == nil && uc.Issuer == a.AccountKey()
+}

@@ -1,0 +1,117 @@
+package auth
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/nats-io/jwt/v2"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// Role is what an identity may do on the bus.
+type Role string
+
+// The roles.
+const (
+	// RoleControl is the control plane (orchestrator workers, the data
+	// service to come): everything in the SANDOX account. It drives the
+	// Docker engine, which is root on the host in any case.
+	RoleControl Role = "control"
+	// RoleClient is a user of sandox (the SDK, the CLI, the NATS CLI, the
+	// MCP server): lifecycle commands and their results, requests on
+	// sandox.req.>, action batches and the sandboxes' other request
+	// subjects, events and observations, and reading the streams and
+	// buckets. It cannot write the buckets, change or delete streams, take
+	// commands off the work queue, or send notices to sandboxes.
+	RoleClient Role = "client"
+	// RoleAudit reads events, observations, streams and buckets, and sends
+	// nothing to sandboxes or the orchestrator.
+	RoleAudit Role = "audit"
+	// RoleSandbox is one sandbox's executor: it subscribes to
+	// sandbox.<id>.> only, and publishes replies to requests it received,
+	// the audit records of its own batches and answers, and requests to
+	// the control-plane services (schemas.SandboxServiceSubjects).
+	RoleSandbox Role = "sandbox"
+)
+
+// Roles that Mint issues to people (the sandbox role needs an id).
+var ClientRoles = []Role{RoleClient, RoleAudit, RoleControl}
+
+// ServiceSubjects is where the Service answers the control plane.
+const (
+	MintSubject   = "sandox.auth.mint"
+	RevokeSubject = "sandox.auth.revoke"
+)
+
+// responseTTL is how long a sandbox may take to answer a request: longer
+// than a full queue of batches may wait.
+const responseTTL = 24 * time.Hour
+
+// jsWrites are the JetStream API calls only the control plane may make:
+// changing or deleting streams and their messages, and taking commands off
+// the work queue.
+var jsWrites = []string{
+	"$JS.API.STREAM.CREATE.>",
+	"$JS.API.STREAM.UPDATE.>",
+	"$JS.API.STREAM.DELETE.>",
+	"$JS.API.STREAM.PURGE.>",
+	"$JS.API.STREAM.MSG.DELETE.>",
+	"$JS.API.STREAM.RESTORE.>",
+	"$JS.API.STREAM.SNAPSHOT.>",
+	"$JS.API.CONSUMER.CREATE." + schemas.CommandStream,
+	"$JS.API.CONSUMER.CREATE." + schemas.CommandStream + ".>",
+	"$JS.API.CONSUMER.DURABLE.CREATE." + schemas.CommandStream + ".>",
+	"$JS.API.CONSUMER.DELETE." + schemas.CommandStream + ".>",
+	"$JS.API.CONSUMER.MSG.NEXT." + schemas.CommandStream + ".>",
+	"$JS.API.CONSUMER.PAUSE.>",
+	"$JS.API.CONSUMER.UNPIN.>",
+	"$JS.API.ACCOUNT.PURGE.>",
+	"$JS.API.SERVER.>",
+	"$JS.API.META.>",
+}
+
+// Permissions returns the permissions of role; sandboxID names the sandbox
+// of RoleSandbox and must be empty otherwise.
+func Permissions(role Role, sandboxID string) (jwt.Permissions, error) {
+	var p jwt.Permissions
+	if (role == RoleSandbox) != (sandboxID != "") {
+		return p, fmt.Errorf("role %s with sandbox %q: only the sandbox role names a sandbox", role, sandboxID)
+	}
+	switch role {
+	case RoleControl:
+		// Empty permissions: everything in the account.
+	case RoleClient:
+		p.Pub.Allow.Add(
+			schemas.CommandSubjectPrefix+">",
+			"sandox.req.>",
+			"sandbox.*.actions", "sandbox.*.tools", "sandbox.*.stats", "sandbox.*.ping",
+			"$JS.API.>", "$JS.ACK.>", "$JS.FC.>", "_INBOX.>",
+		)
+		p.Pub.Deny.Add(jsWrites...)
+		p.Sub.Allow.Add("sandox.evt.>", "sandox.obs.>", "_INBOX.>")
+	case RoleAudit:
+		p.Pub.Allow.Add("$JS.API.>", "$JS.FC.>", "_INBOX.>")
+		p.Pub.Deny.Add(jsWrites...)
+		p.Sub.Allow.Add("sandox.evt.>", "sandox.obs.>", "_INBOX.>")
+	case RoleSandbox:
+		if err := schemas.ValidateID("sandbox", sandboxID); err != nil {
+			return p, err
+		}
+		// Besides replies to requests it received (the response
+		// permission), a sandbox publishes only the audit records of its
+		// own batches and answers, and requests to the control-plane
+		// services, whose replies come back under its own subjects
+		// (schemas.SandboxInboxPrefix).
+		p.Pub.Allow.Add(
+			schemas.BatchRecordSubject(sandboxID),
+			schemas.ObservationSubject(sandboxID, "*"),
+		)
+		p.Pub.Allow.Add(schemas.SandboxServiceSubjects()...)
+		p.Sub.Allow.Add(schemas.SandboxSubjects(sandboxID))
+		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: responseTTL}
+	default:
+		return p, fmt.Errorf("unknown role %q (want control, client, audit or sandbox)", role)
+	}
+	return p, nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/executor/executortest"
+)
+
+// runMainEnv makes the test binary run the CLI's main instead of the tests,
+// so a test can start `sandox ...` as a child process without building it.
+const runMainEnv = "SANDOX_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// sandoxCommand returns `sandox args...` as a child process.
+func sandoxCommand(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], args...)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	if testing.Verbose() {
+		cmd.Stderr = os.Stderr // the child's logs
+	}
+	return cmd
+}
+
+const stdioTools = `
+def twice(x: int) -> int:
+    """Double x."""
+    return 2 * x
+
+
+def refuse(why: str) -> None:
+    """Always fails."""
+    raise ValueError(why)
+`
+
+// TestMCPOverStdio runs `sandox mcp --sandbox ID` as a child process and
+// talks to it over its stdin and stdout with the Go SDK's client.
+func TestMCPOverStdio(t *testing.T) {
+	sb := executortest.Start(t, "sb-stdio", map[string]string{"user_tools.py": stdioTools})
+	cmd := sandoxCommand(t, "mcp", "--sandbox", sb.ID, "--nats", sb.URL)
+
+	c := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "stdio-test", Version: "v0"}, nil)
+	cs, err := c.Connect(t.Context(), &sdkmcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+
+	list, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, tool := range list.Tools {
+		names[tool.Name] = true
+	}
+	assert.True(t, names["terminal_tools__run"], "built-in tool missing")
+	assert.True(t, names["user_tools__twice"], "user tool missing")
+
+	tests := []struct {
+		name, tool string
+		args       map[string]any
+		want       string
+		wantError  bool
+	}{
+		{name: "built-in", tool: "terminal_tools__run", args: map[string]any{"command": "echo from-stdio"}, want: "from-stdio"},
+		{name: "user tool", tool: "user_tools__twice", args: map[string]any{"x": 21}, want: "return: 42"},
+		{name: "error observation", tool: "user_tools__refuse", args: map[string]any{"why": "no way"}, want: "no way", wantError: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			require.NoError(t, err)
+			require.Len(t, res.Content, 1)
+			text := res.Content[0].(*sdkmcp.TextContent).Text
+			assert.Equal(t, tt.wantError, res.IsError, text)
+			assert.Contains(t, text, tt.want)
+		})
+	}
+}
+
+func TestMCPRefusesBadFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{name: "neither sandbox nor group", args: nil},
+		{name: "both", args: []string{"--sandbox", "a", "--group-config", "b.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Error(t, serveMCP(t.Context(), tt.args))
+		})
+	}
+}

@@ -1,0 +1,74 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/sandox/sandox/services/auth"
+)
+
+// SandboxCredsPath is where a sandbox's executor finds its NATS
+// credentials: a read-only bind of one file that only SandboxUser can read.
+const SandboxCredsPath = "/run/sandox/nats.creds"
+
+// credsSuffix ends the name of every credentials file in CredsDir.
+const credsSuffix = ".creds"
+
+// credsFile is the host path of a sandbox's credentials.
+func (w *Worker) credsFile(sandboxID string) string {
+	return filepath.Join(w.cfg.CredsDir, sandboxID+credsSuffix)
+}
+
+// mintIdentity asks the auth service for a new identity of the sandbox and
+// writes its credentials into CredsDir, owned by the sandbox's uid with
+// mode 0400. With CredsDir "" sandboxes get no identity (an open server).
+func (w *Worker) mintIdentity(ctx context.Context, sandboxID string) error {
+	if w.cfg.CredsDir == "" {
+		return nil
+	}
+	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(w.cfg.CredsDir, 0o700); err != nil {
+		return fmt.Errorf("credentials directory: %w", err)
+	}
+	tmp, err := os.CreateTemp(w.cfg.CredsDir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("credentials of sandbox %s: %w", sandboxID, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(creds)
+	err = errors.Join(err, tmp.Chmod(0o400), tmp.Chown(sandboxUID, sandboxUID), tmp.Close())
+	if err != nil {
+		return fmt.Errorf("credentials of sandbox %s: %w", sandboxID, err)
+	}
+	return os.Rename(tmp.Name(), w.credsFile(sandboxID))
+}
+
+// withIdentity mounts the sandbox's credentials into spec; executorEnv
+// points the executor at them.
+func (w *Worker) withIdentity(spec *ContainerSpec, sandboxID string) {
+	if w.cfg.CredsDir == "" {
+		return
+	}
+	spec.Binds = append(spec.Binds, Bind{Source: w.credsFile(sandboxID), Target: SandboxCredsPath, ReadOnly: true})
+}
+
+// revokeIdentity revokes every identity of the sandbox, which drops its
+// connections at once, and deletes its credentials file. A sandbox without
+// an identity is no error.
+func (w *Worker) revokeIdentity(ctx context.Context, sandboxID string) error {
+	if w.cfg.CredsDir == "" {
+		return nil
+	}
+	err := auth.Client{NC: w.nc}.RevokeSandbox(ctx, sandboxID)
+	if rerr := os.Remove(w.credsFile(sandboxID)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		err = errors.Join(err, rerr)
+	}
+	return err
+}
