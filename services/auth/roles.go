@@ -33,6 +33,9 @@ const (
 	// the audit records of its own batches and answers, and requests to
 	// the control-plane services (schemas.SandboxServiceSubjects).
 	RoleSandbox Role = "sandbox"
+	// RoleSearch is the web search service: it takes requests on
+	// schemas.SearchSubject and publishes only its replies.
+	RoleSearch Role = "search"
 )
 
 // Roles that Mint issues to people (the sandbox role needs an id).
@@ -110,8 +113,11 @@ func Permissions(role Role, sandboxID string) (jwt.Permissions, error) {
 		p.Pub.Allow.Add(schemas.SandboxServiceSubjects()...)
 		p.Sub.Allow.Add(schemas.SandboxSubjects(sandboxID))
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: responseTTL}
+	case RoleSearch:
+		p.Sub.Allow.Add(schemas.SearchSubject)
+		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	default:
-		return p, fmt.Errorf("unknown role %q (want control, client, audit or sandbox)", role)
+		return p, fmt.Errorf("unknown role %q (want control, client, audit, sandbox or search)", role)
 	}
 	return p, nil
 }

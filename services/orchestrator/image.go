@@ -83,7 +83,7 @@ func Dockerfile(base string, needs tools.ImageNeeds, files []schemas.ToolFile) s
 	}
 	if len(needs.Apt) > 0 {
 		fmt.Fprintf(&b, "RUN set -eu; export DEBIAN_FRONTEND=noninteractive; apt-get update; "+
-			"apt-get install -y --no-install-recommends %s; rm -rf /var/lib/apt/lists/*\n", strings.Join(needs.Apt, " "))
+			"apt-get install -y --no-install-recommends %s; apt-get clean; rm -rf /var/lib/apt/lists/*\n", strings.Join(needs.Apt, " "))
 	}
 	for _, f := range needs.Files {
 		fmt.Fprintf(&b, "COPY family%s %s\n", f.Path, f.Path)

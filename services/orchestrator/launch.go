@@ -45,19 +45,6 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 	}
 }
 
-// sandboxTmpfs is every writable place of a sandbox besides /workspace,
-// each bounded: /tmp and /dev/shm are tmpfs of a set size, counted in the
-// sandbox's memory. /dev/mqueue, which the engine would mount writable,
-// is hidden under an empty read-only tmpfs: nothing in a sandbox needs to
-// see POSIX message queues as files. docs/architecture.md lists them.
-func (w *Worker) sandboxTmpfs() map[string]string {
-	return map[string]string{
-		"/tmp":        "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777",
-		"/dev/shm":    "rw,nosuid,nodev,noexec,size=" + w.cfg.ShmSize + ",mode=1777",
-		"/dev/mqueue": "ro,nosuid,nodev,noexec,size=4k,mode=0555",
-	}
-}
-
 // executorEnv is what the sandbox's executor reads from its environment:
 // who it is, where NATS is, the families it serves and its disk limit.
 func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
@@ -73,6 +60,19 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		env.NATSCreds = SandboxCredsPath
 	}
 	return env
+}
+
+// sandboxTmpfs is every writable place of a sandbox besides /workspace,
+// each bounded: /tmp and /dev/shm are tmpfs of a set size, counted in the
+// sandbox's memory. /dev/mqueue, which the engine would mount writable,
+// is hidden under an empty read-only tmpfs: nothing in a sandbox needs to
+// see POSIX message queues as files. docs/architecture.md lists them.
+func (w *Worker) sandboxTmpfs() map[string]string {
+	return map[string]string{
+		"/tmp":        "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777",
+		"/dev/shm":    "rw,nosuid,nodev,noexec,size=" + w.cfg.ShmSize + ",mode=1777",
+		"/dev/mqueue": "ro,nosuid,nodev,noexec,size=4k,mode=0555",
+	}
 }
 
 // waitReady waits until the sandbox's executor answers a ping, the

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,6 +46,16 @@ func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, m.responses[n])
 }
 
+// shape compiles the JSON Schema of an API's tools list that the SDK's
+// tests keep in sdk/testdata.
+func shape(t *testing.T, file string) *validator.Schema {
+	t.Helper()
+	c := validator.NewCompiler()
+	s, err := c.Compile(filepath.Join("..", "..", "..", "sdk", "testdata", file))
+	require.NoError(t, err)
+	return s
+}
+
 const loopTools = `
 def add(a: int, b: int) -> int:
     """Add two numbers."""
@@ -58,10 +69,10 @@ func TestAgentLoopWiresToolCallsToTheSandbox(t *testing.T) {
 		responses []string
 		// lastResults finds the tool results in the last request.
 		lastResults func(req map[string]any) []string
-		toolsKey    string // the key of the tools list entries' name
+		shape       string // the API's tools shape in sdk/testdata
 	}{
 		{
-			name: "openai",
+			name: "openai", shape: "openai_tools.schema.json",
 			chat: func(url string) chat { return &openAIChat{http: http.DefaultClient, url: url, key: "test", model: "m"} },
 			responses: []string{
 				`{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[
@@ -80,7 +91,7 @@ func TestAgentLoopWiresToolCallsToTheSandbox(t *testing.T) {
 			},
 		},
 		{
-			name: "anthropic",
+			name: "anthropic", shape: "anthropic_tools.schema.json",
 			chat: func(url string) chat {
 				return &anthropicChat{http: http.DefaultClient, url: url, key: "test", model: "m"}
 			},
@@ -121,6 +132,7 @@ func TestAgentLoopWiresToolCallsToTheSandbox(t *testing.T) {
 
 			require.Len(t, model.requests, 2)
 			assert.NotEmpty(t, model.requests[0]["tools"], "the first request offers no tools")
+			assert.NoError(t, shape(t, tt.shape).Validate(model.requests[0]["tools"]), "the tools sent do not match the API's shape")
 			results := tt.lastResults(model.requests[1])
 			require.Len(t, results, 2)
 			assert.Contains(t, results[1], `"return":5`)

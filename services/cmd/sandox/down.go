@@ -36,7 +36,7 @@ func down(ctx context.Context, args []string) error {
 		errs = append(errs, endAllGroups(ctx, nc))
 		nc.Close()
 	}
-	for _, name := range []string{orchContainer, natsContainer} {
+	for _, name := range []string{searchContainer, orchContainer, natsContainer} {
 		errs = append(errs, d.Remove(ctx, name))
 	}
 	// Sandboxes whose group could not be ended (no orchestrator answered).

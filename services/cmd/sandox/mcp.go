@@ -63,8 +63,12 @@ func mcpAttach(ctx context.Context, id, addr string, opts mcp.Options, sdkOpts [
 	if addr == "" {
 		return srv.Run(ctx, &sdkmcp.StdioTransport{})
 	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
 	h := sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv }, &sdkmcp.StreamableHTTPOptions{Logger: opts.Logger})
-	return serveHTTP(ctx, addr, h, opts.Logger)
+	return serveHTTP(ctx, ln, h, opts.Logger)
 }
 
 func mcpPerSession(ctx context.Context, file, addr string, idle time.Duration, opts mcp.Options, sdkOpts []sdk.Option) error {
@@ -89,20 +93,19 @@ func mcpPerSession(ctx context.Context, file, addr string, idle time.Duration, o
 	var serveErr error
 	if addr == "" {
 		serveErr = ps.Run(ctx, &sdkmcp.StdioTransport{})
+	} else if ln, err := net.Listen("tcp", addr); err != nil {
+		serveErr = err
 	} else {
 		h := ps.Handler(&sdkmcp.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: idle})
-		serveErr = serveHTTP(ctx, addr, h, opts.Logger)
+		serveErr = serveHTTP(ctx, ln, h, opts.Logger)
 	}
 	cleanup := context.WithoutCancel(ctx)
 	return errors.Join(serveErr, ps.Close(cleanup), g.End(cleanup))
 }
 
-// serveHTTP serves h on addr until ctx ends, then shuts the server down.
-func serveHTTP(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
+// serveHTTP serves h on ln until ctx ends, then shuts the server down. It
+// returns nil after a clean shutdown.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -114,7 +117,7 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler, log *slog.Logge
 	}
 	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	err = srv.Shutdown(shut)
+	err := srv.Shutdown(shut)
 	if e := <-done; !errors.Is(e, http.ErrServerClosed) {
 		err = errors.Join(err, e)
 	}

@@ -1,15 +1,22 @@
 package main
 
 import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/executor/executortest"
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/mcp"
 )
 
 // runMainEnv makes the test binary run the CLI's main instead of the tests,
@@ -85,6 +92,39 @@ func TestMCPOverStdio(t *testing.T) {
 			assert.Equal(t, tt.wantError, res.IsError, text)
 			assert.Contains(t, text, tt.want)
 		})
+	}
+}
+
+// TestServeHTTPServesUntilCancelled serves a sandbox over streamable HTTP
+// on loopback the way `sandox mcp --http` does, and shuts down cleanly.
+func TestServeHTTPServesUntilCancelled(t *testing.T) {
+	sb := executortest.Start(t, "sb-http-cli", nil)
+	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: cliGroup}, sdk.WithConn(sb.Conn))
+	require.NoError(t, err)
+	srv, err := mcp.NewServer(t.Context(), g.Attach(sb.ID), mcp.Options{})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	h := sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv }, nil)
+	go func() { done <- serveHTTP(ctx, ln, h, slog.New(slog.DiscardHandler)) }()
+
+	c := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "http-test", Version: "v0"}, nil)
+	cs, err := c.Connect(t.Context(), &sdkmcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/"}, nil)
+	require.NoError(t, err)
+	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools__run", Arguments: map[string]any{"command": "echo over-http"}})
+	require.NoError(t, err)
+	require.Len(t, res.Content, 1)
+	assert.Contains(t, res.Content[0].(*sdkmcp.TextContent).Text, "over-http")
+	require.NoError(t, cs.Close())
+
+	cancel()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("serveHTTP did not return after its context ended")
 	}
 }
 

@@ -35,7 +35,7 @@ func tools(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	nc, err := nats.Connect(*url, nats.Timeout(2*time.Second))
+	nc, err := connect(*url, 2*time.Second)
 	if err != nil {
 		return fmt.Errorf("NATS at %s: %w (is sandox up? run `sandox up`)", *url, err)
 	}
