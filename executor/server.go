@@ -115,7 +115,7 @@ func (s *Server) serveBatch(ctx context.Context, m *nats.Msg) {
 	}
 	actions, err := schemas.ParseActions(m.Data)
 	if err != nil {
-		res.Error = schemas.Errorf(schemas.CodeBadRequest, "%v", err)
+		res.Error = schemas.Errorf(schemas.CodeBadRequest, "%w", err)
 	} else {
 		stop, _ := strconv.ParseBool(m.Header.Get(schemas.HeaderStopOnError))
 		start := time.Now()

@@ -159,3 +159,22 @@ func TestSeedToolsList(t *testing.T) {
 	mustOK(t, obs[0])
 	assert.Equal(t, "none", strings.TrimSpace(obs[0].Stdout), "an image without web_tools has no Chromium")
 }
+
+// TestStatusToolsAreServed checks that the status's tools are what the
+// executor reported serving when it started, not what was asked for: a tool
+// file that fails to import is left out.
+func TestStatusToolsAreServed(t *testing.T) {
+	broken := writeFile(t, "broken_tools.py", "raise RuntimeError('does not import')\n")
+	mine := writeFile(t, "fam_tools.py", familyTools)
+	group := newGroup(t, sdk.GroupConfig{
+		ID:               "it-families-served",
+		ComputeResources: schemas.ComputeResources{CPU: "0.5", Memory: "256MiB"},
+	})
+	sb, err := group.CreateSandbox(t.Context(), "it-fam-served", sdk.SandboxOptions{Tools: []string{"filesystem_tools", broken, mine}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"broken_tools", "fam_tools", "filesystem_tools"}, sb.Status().Tools, "created: what was asked for")
+	require.NoError(t, sb.Start(t.Context()))
+	st, err := sb.Refresh(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fam_tools", "filesystem_tools"}, st.Tools, "running: what the executor serves")
+}

@@ -48,7 +48,7 @@ func ParseActions(data []byte) (Actions, error) {
 	if err := json.Unmarshal(data, &a); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return nil, fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrMalformedActions, syn.Offset, syn)
+			return nil, fmt.Errorf("%w: invalid JSON at byte %d: %w", ErrMalformedActions, syn.Offset, syn)
 		}
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func actionFromBody(key string, raw json.RawMessage) (Action, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
-		return Action{}, fmt.Errorf("%w: action %q: %v", ErrMalformedActions, key, err)
+		return Action{}, fmt.Errorf("%w: action %q: %w", ErrMalformedActions, key, err)
 	}
 	act := Action{Tool: key, Description: body.Description, Args: body.Args}
 	return act, act.check()
@@ -150,7 +150,7 @@ func decodeActionList(data []byte) (Actions, error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&act); err != nil {
-			return nil, fmt.Errorf("%w: action %d: %v", ErrMalformedActions, i, err)
+			return nil, fmt.Errorf("%w: action %d: %w", ErrMalformedActions, i, err)
 		}
 		if err := act.check(); err != nil {
 			return nil, fmt.Errorf("action %d: %w", i, err)
@@ -177,7 +177,7 @@ func isObject(raw json.RawMessage) bool {
 }
 
 func syntaxErr(err error) error {
-	return fmt.Errorf("%w: invalid JSON: %v", ErrMalformedActions, err)
+	return fmt.Errorf("%w: invalid JSON: %w", ErrMalformedActions, err)
 }
 
 // ToolName returns the canonical spelling of a tool reference: a trailing

@@ -5,11 +5,6 @@ package schemas
 // service holds the providers' API keys, so no sandbox ever sees them.
 const SearchSubject = "sandox.svc.search"
 
-// SandboxInboxPrefix is the inbox prefix of a sandbox's executor: the
-// replies to its own requests (web_search) arrive under its own subjects,
-// the only ones its NATS identity may subscribe to.
-func SandboxInboxPrefix(sandboxID string) string { return "sandbox." + sandboxID + ".inbox" }
-
 // SearchRequest asks the search service for the most relevant pages for a
 // query.
 type SearchRequest struct {

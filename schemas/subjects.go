@@ -29,7 +29,6 @@ const (
 	LedgerKey    = "host"
 
 	// Headers on messages.
-	HeaderCommandID   = "Sandox-Command-Id"
 	HeaderBatchID     = "Sandox-Batch-Id"
 	HeaderStopOnError = "Sandox-Stop-On-Error"
 	// HeaderReply, on a batch record, is the reply subject the batch was
@@ -66,6 +65,17 @@ func NoticeSubject(sandboxID string) string { return "sandbox." + sandboxID + ".
 // SandboxSubjects matches every subject one sandbox's executor serves.
 func SandboxSubjects(sandboxID string) string { return "sandbox." + sandboxID + ".>" }
 
+// SandboxInboxPrefix is the inbox prefix of a sandbox executor's own
+// requests (to control-plane services such as search): under
+// SandboxSubjects, so the sandbox's identity may receive the replies
+// without seeing anyone else's _INBOX.
+func SandboxInboxPrefix(sandboxID string) string { return "sandbox." + sandboxID + ".inbox" }
+
+// SandboxServiceSubjects are the control-plane services any sandbox may
+// send requests to. The services hold the secrets (API keys); the sandbox
+// sends only its question.
+func SandboxServiceSubjects() []string { return []string{SearchSubject} }
+
 // ObservationSubject is the reply subject the SDK gives an action batch, so
 // that the observations are recorded in EventStream and an async future can
 // collect them later.
@@ -77,6 +87,36 @@ func ObservationSubject(sandboxID, batchID string) string {
 // log, each action batch it receives: the payload as sent, the sender's
 // headers, and HeaderReply.
 func BatchRecordSubject(sandboxID string) string { return "sandox.evt.batch." + sandboxID }
+
+// RequestSubjectPrefix prefixes the requests the orchestrator answers
+// directly, outside the command work queue: sandox.req.<what>.<kind>.<id>.
+// Every worker subscribes to them in the queue group RequestQueue, so one
+// worker answers each request. The reply is a StatusReply.
+const RequestSubjectPrefix = "sandox.req."
+
+// RequestQueue is the queue group of the orchestrator's request
+// subscriptions.
+const RequestQueue = "orchestrator"
+
+// SandboxStatusSubject asks the orchestrator for a sandbox's recorded
+// status; the reply's Sandbox is set, or its Error (not_found).
+func SandboxStatusSubject(sandboxID string) string {
+	return RequestSubjectPrefix + "status.sandbox." + sandboxID
+}
+
+// GroupStatusSubject asks the orchestrator for a group's recorded status
+// and those of its sandboxes; the reply's Group and Sandboxes are set, or
+// its Error.
+func GroupStatusSubject(groupID string) string {
+	return RequestSubjectPrefix + "status.group." + groupID
+}
+
+// SandboxStatsSubject asks the orchestrator for a live reading of a
+// sandbox's use against its limits; the reply's Stats and Sandbox are set,
+// or its Error (not_found, conflict when the sandbox is not running).
+func SandboxStatsSubject(sandboxID string) string {
+	return RequestSubjectPrefix + "stats.sandbox." + sandboxID
+}
 
 // EventSubjects lists the subjects EventStream records. ActionsSubject is
 // not among them: a stream that captured it would count as a responder.

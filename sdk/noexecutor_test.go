@@ -5,32 +5,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/natsd"
-	"github.com/sandox/sandox/services/orchestrator"
 )
 
 // TestBatchWithoutExecutorFailsAtOnce checks that a batch no executor
 // takes fails as soon as the server says there are no responders, not
 // after the SDK's first status poll, and says why.
 func TestBatchWithoutExecutorFailsAtOnce(t *testing.T) {
-	cfg := natsd.DefaultConfig()
-	cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
-	ns, err := natsd.Start(cfg)
+	s := startSandox(t) // an orchestrator answers the SDK's status requests
+	js, err := jetstream.New(s.nc)
 	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	require.NoError(t, orchestrator.Setup(t.Context(), js))
 
 	// A sandbox recorded as running whose executor is gone.
 	kv, err := js.KeyValue(t.Context(), schemas.SandboxBucket)
@@ -40,8 +29,7 @@ func TestBatchWithoutExecutorFailsAtOnce(t *testing.T) {
 	_, err = kv.Put(t.Context(), "sb-stale", st)
 	require.NoError(t, err)
 
-	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: "g"}, sdk.WithConn(nc))
-	require.NoError(t, err)
+	g := s.newGroup(t, sdk.GroupConfig{ID: "g"})
 	actions := schemas.Actions{{Tool: "terminal_tools.run", Args: json.RawMessage(`{"command":"true"}`)}}
 	tests := []struct {
 		name, sandbox string

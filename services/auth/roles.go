@@ -29,8 +29,9 @@ const (
 	// nothing to sandboxes or the orchestrator.
 	RoleAudit Role = "audit"
 	// RoleSandbox is one sandbox's executor: it subscribes to
-	// sandbox.<id>.> only and publishes only replies to requests it
-	// received and requests to the search service (schemas.SearchSubject).
+	// sandbox.<id>.> only, and publishes replies to requests it received,
+	// the audit records of its own batches and answers, and requests to
+	// the control-plane services (schemas.SandboxServiceSubjects).
 	RoleSandbox Role = "sandbox"
 	// RoleSearch is the web search service: it takes requests on
 	// schemas.SearchSubject and publishes only its replies.
@@ -100,11 +101,16 @@ func Permissions(role Role, sandboxID string) (jwt.Permissions, error) {
 		if err := schemas.ValidateID("sandbox", sandboxID); err != nil {
 			return p, err
 		}
-		// A publish allow list of the control plane's request subjects
-		// and a response permission: only replies and those requests go
-		// out. The replies to its requests come back under its own
-		// subjects (schemas.SandboxInboxPrefix).
-		p.Pub.Allow.Add(schemas.SearchSubject)
+		// Besides replies to requests it received (the response
+		// permission), a sandbox publishes only the audit records of its
+		// own batches and answers, and requests to the control-plane
+		// services, whose replies come back under its own subjects
+		// (schemas.SandboxInboxPrefix).
+		p.Pub.Allow.Add(
+			schemas.BatchRecordSubject(sandboxID),
+			schemas.ObservationSubject(sandboxID, "*"),
+		)
+		p.Pub.Allow.Add(schemas.SandboxServiceSubjects()...)
 		p.Sub.Allow.Add(schemas.SandboxSubjects(sandboxID))
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: responseTTL}
 	case RoleSearch:

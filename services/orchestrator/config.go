@@ -34,6 +34,9 @@ type Config struct {
 	CredsDir string
 	// TmpSize is the size of a sandbox's /tmp (a tmpfs, counted in its memory).
 	TmpSize string
+	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
+	// memory), where POSIX shared memory and semaphores live.
+	ShmSize string
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -51,5 +54,6 @@ func DefaultConfig() Config {
 		DisksDir:         "/var/lib/sandox/disks",
 		CredsDir:         "/var/lib/sandox/creds",
 		TmpSize:          "256m",
+		ShmSize:          "64m",
 	}
 }

@@ -2,13 +2,15 @@ package orchestrator
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/tools"
 	"github.com/sandox/sandox/tools/builtin"
 )
@@ -31,7 +33,7 @@ func (w *Worker) sandboxImage(ctx context.Context, families []string, files []sc
 	}
 	needs := builtin.Needs(mods)
 	baseID, err := w.rt.ImageID(ctx, w.cfg.SandboxImage)
-	if errors.Is(err, docker.ErrNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return "", false, schemas.Errorf(schemas.CodeUnavailable, "the default sandbox image %s is missing: run `sandox up` to build it", w.cfg.SandboxImage)
 	} else if err != nil {
 		return "", false, err
@@ -40,17 +42,17 @@ func (w *Worker) sandboxImage(ctx context.Context, families []string, files []sc
 		return w.cfg.SandboxImage, true, nil
 	}
 	ctxFiles := buildContext(w.cfg.SandboxImage, needs, files)
-	tag := "sandox/sandbox-tools:" + docker.ContextHash(ctxFiles, baseID)[:20]
+	tag := "sandox/sandbox-tools:" + contextHash(ctxFiles, baseID)[:20]
 	if _, err := w.rt.ImageID(ctx, tag); err == nil {
 		return tag, true, nil
 	}
-	err = w.rt.Build(ctx, docker.BuildSpec{
+	err = w.rt.Build(ctx, ImageBuild{
 		Tag:    tag,
 		Files:  ctxFiles,
-		Labels: map[string]string{LabelManaged: "true", docker.HashLabel: tag},
+		Labels: map[string]string{LabelManaged: "true", LabelContextHash: tag},
 	}, progress)
 	if err != nil {
-		return "", false, schemas.Errorf(schemas.CodeInternal, "build the sandbox image: %v", err)
+		return "", false, schemas.Errorf(schemas.CodeInternal, "build the sandbox image: %w", err)
 	}
 	return tag, false, nil
 }
@@ -96,4 +98,21 @@ func Dockerfile(base string, needs tools.ImageNeeds, files []schemas.ToolFile) s
 		fmt.Fprintf(&b, "COPY tools/%s %s/%s\n", f.Name, ToolsDir, f.Name)
 	}
 	return b.String()
+}
+
+// contextHash hashes a build context and the id of the image it builds on
+// (the same hash as docker.ContextHash, so that tags stay stable).
+func contextHash(files map[string][]byte, base string) string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	fmt.Fprintf(h, "base %s\n", base)
+	for _, n := range names {
+		fmt.Fprintf(h, "%s %d\n", n, len(files[n]))
+		h.Write(files[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docker/docker/api/types/mount"
-
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // SandboxUser is the unprivileged user sandboxes run as.
@@ -23,12 +20,13 @@ const sandboxUID = 10001
 const workspaceDir = schemas.DefaultWorkspace
 
 // containerSpec is how a sandbox runs: unprivileged, every capability
-// dropped, a read-only root file system, a writable workspace volume and
-// /tmp, its resource limits, and what the executor needs to reach NATS.
+// dropped, a read-only root file system, a writable workspace volume,
+// /tmp and /dev/shm of bounded size (sandboxTmpfs), its resource limits,
+// and what the executor needs to reach NATS.
 // It never gets the Docker socket or any secret beyond its own.
-func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) docker.ContainerSpec {
+func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) ContainerSpec {
 	r := st.Resources
-	return docker.ContainerSpec{
+	return ContainerSpec{
 		Name:         ContainerName(st.ID),
 		Image:        st.Image,
 		Labels:       labels,
@@ -37,17 +35,13 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 		Network:      w.cfg.Network,
 		NanoCPUs:     r.NanoCPUs,
 		CPUSet:       r.CPUSet,
-		Memory:       r.MemoryBytes,
-		PidsLimit:    r.PIDs,
+		MemoryBytes:  r.MemoryBytes,
+		PIDs:         r.PIDs,
 		ReadOnlyRoot: true,
 		Hardened:     true,
 		Init:         true,
-		Tmpfs:        map[string]string{"/tmp": "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777"},
-		Mounts: []mount.Mount{{
-			Type:   mount.TypeVolume,
-			Source: VolumeName(st.ID),
-			Target: workspaceDir,
-		}},
+		Tmpfs:        w.sandboxTmpfs(),
+		Volumes:      map[string]string{VolumeName(st.ID): workspaceDir},
 	}
 }
 
@@ -66,6 +60,19 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		env.NATSCreds = SandboxCredsPath
 	}
 	return env
+}
+
+// sandboxTmpfs is every writable place of a sandbox besides /workspace,
+// each bounded: /tmp and /dev/shm are tmpfs of a set size, counted in the
+// sandbox's memory. /dev/mqueue, which the engine would mount writable,
+// is hidden under an empty read-only tmpfs: nothing in a sandbox needs to
+// see POSIX message queues as files. docs/architecture.md lists them.
+func (w *Worker) sandboxTmpfs() map[string]string {
+	return map[string]string{
+		"/tmp":        "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777",
+		"/dev/shm":    "rw,nosuid,nodev,noexec,size=" + w.cfg.ShmSize + ",mode=1777",
+		"/dev/mqueue": "ro,nosuid,nodev,noexec,size=4k,mode=0555",
+	}
 }
 
 // waitReady waits until the sandbox's executor answers a ping, the

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"sort"
@@ -34,7 +35,8 @@ func (w *Worker) checkTools(files []schemas.ToolFile, families []string) error {
 		seen[f.Name] = true
 	}
 	if _, err := builtin.Select(families); err != nil {
-		errs = append(errs, err)
+		// The SDK sends a bare name it found no file for as a family.
+		errs = append(errs, fmt.Errorf("%w (any other name must be the path of a tool file of yours that exists)", err))
 	}
 	return errors.Join(errs...)
 }

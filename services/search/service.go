@@ -84,11 +84,11 @@ func (s *Service) Search(ctx context.Context, req schemas.SearchRequest) schemas
 func wireError(err error) *schemas.Error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return schemas.Errorf(schemas.CodeTimeout, "%v", err)
+		return schemas.Errorf(schemas.CodeTimeout, "%w", err)
 	case errors.Is(err, ErrNotConfigured), errors.Is(err, ErrProvider):
-		return schemas.Errorf(schemas.CodeUnavailable, "%v", err)
+		return schemas.Errorf(schemas.CodeUnavailable, "%w", err)
 	default:
-		return schemas.Errorf(schemas.CodeUnavailable, "%v", err)
+		return schemas.Errorf(schemas.CodeUnavailable, "%w", err)
 	}
 }
 
@@ -124,7 +124,7 @@ func (s *Service) answer(ctx context.Context, m *nats.Msg) {
 	var req schemas.SearchRequest
 	var resp schemas.SearchResponse
 	if err := json.Unmarshal(m.Data, &req); err != nil {
-		resp.Error = schemas.Errorf(schemas.CodeBadRequest, "decode search request: %v", err)
+		resp.Error = schemas.Errorf(schemas.CodeBadRequest, "decode search request: %w", err)
 	} else {
 		resp = s.Search(ctx, req)
 	}

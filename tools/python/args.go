@@ -37,7 +37,7 @@ func objectArgs(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: args are not valid UTF-8 (first bad byte at offset %d)", tools.ErrInvalidArgs, firstInvalidUTF8(raw))
 	}
 	if err := checkShape(raw); err != nil {
-		return nil, fmt.Errorf("%w: %v", tools.ErrInvalidArgs, err)
+		return nil, fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
 	}
 	return raw, nil
 }

@@ -54,8 +54,8 @@ func run(ctx context.Context, getenv func(string) string) error {
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(500 * time.Millisecond),
-		// Replies to the tools' requests (web_search) come back under the
-		// sandbox's own subjects, which its identity may subscribe to.
+		// Replies to the executor's own requests come back under its
+		// sandbox's subjects: its identity may not see _INBOX.>.
 		nats.CustomInboxPrefix(schemas.SandboxInboxPrefix(env.SandboxID)),
 	}
 	if env.NATSCreds != "" {
