@@ -111,3 +111,24 @@ func procRSS(pid int) (int64, string) {
 	}
 	return rss, name
 }
+
+// procMem returns a process's proportional set (its share of pages shared
+// with other processes, such as the executor binary's pages shared by
+// every sandbox) and its anonymous memory, in bytes, from smaps_rollup.
+func procMem(pid int) (pss, anon int64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		switch k {
+		case "Pss":
+			pss = kb << 10
+		case "Anonymous":
+			anon = kb << 10
+		}
+	}
+	return pss, anon
+}
