@@ -22,4 +22,7 @@ bin="$(mktemp -d)"
 go build -o "$bin/" ./services/cmd/sandox ./build/cmd/sandox-bench
 "$bin/sandox" up >&2
 trap '"$bin/sandox" down >&2; rm -rf "$bin"' EXIT
-"$bin/sandox-bench" -python "$venv/bin/python" "$@"
+# The NATS container's own address: round trips are also timed without the
+# engine's userland proxy of the published port.
+direct="nats://$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' sandox-nats):4222"
+"$bin/sandox-bench" -python "$venv/bin/python" -direct-nats "$direct" "$@"

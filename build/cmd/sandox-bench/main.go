@@ -26,6 +26,7 @@ import (
 // config is what one run measures, and how much.
 type config struct {
 	url        string
+	directURL  string
 	python     string
 	peerImage  string
 	cold       int
@@ -50,6 +51,7 @@ func run(ctx context.Context, args []string) error {
 	var c config
 	fs := flag.NewFlagSet("sandox-bench", flag.ContinueOnError)
 	fs.StringVar(&c.url, "nats", "nats://127.0.0.1:4222", "NATS URL of the running system")
+	fs.StringVar(&c.directURL, "direct-nats", "", "NATS URL of the NATS container's own address, to time round trips without the engine's port proxy as well (empty: not measured)")
 	fs.StringVar(&c.python, "python", "", "a Python with llm-sandbox installed (empty: no peer run)")
 	fs.StringVar(&c.peerImage, "peer-image", "sandox/base:bookworm", "the local image llm-sandbox runs")
 	fs.IntVar(&c.cold, "cold", 15, "new sandboxes (and docker runs, and peer sessions) to time")
@@ -92,13 +94,22 @@ func run(ctx context.Context, args []string) error {
 		}
 		g.Close()
 	}()
+	var direct *sdk.SandboxGroup
+	if c.directURL != "" {
+		// The same group through another connection: Attach gives handles
+		// on its sandboxes; Close (not End) lets it go.
+		if direct, err = sdk.NewSandboxGroup(sdk.GroupConfig{ID: g.ID()}, sdk.WithURL(c.directURL)); err != nil {
+			return err
+		}
+		defer direct.Close()
+	}
 	p, err := startPeer(c.python, c.peerImage, dir)
 	if err != nil {
 		return err
 	}
 	defer p.stop()
 
-	b := &bench{cfg: c, group: g, peer: p, t: &table{}}
+	b := &bench{cfg: c, group: g, direct: direct, peer: p, t: &table{}}
 	started := time.Now()
 	for _, phase := range []struct {
 		name string
@@ -123,8 +134,9 @@ func run(ctx context.Context, args []string) error {
 // bench holds one run's group, peer and table.
 type bench struct {
 	cfg   config
-	group *sdk.SandboxGroup
-	peer  *peer
+	group  *sdk.SandboxGroup
+	direct *sdk.SandboxGroup // nil unless -direct-nats
+	peer   *peer
 	t     *table
 	seq   int
 }

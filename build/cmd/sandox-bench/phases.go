@@ -135,8 +135,15 @@ func (b *bench) roundTrip(ctx context.Context) error {
 			return err
 		}
 	}
+	var direct *sdk.Sandbox
+	if b.direct != nil {
+		direct = b.direct.Attach(sb.ID())
+		if err := send(ctx, direct, termAction); err != nil {
+			return err
+		}
+	}
 	times := make([]samples, len(kinds))
-	var exec, peerCmd samples
+	var exec, peerCmd, directTerm samples
 	for i := 0; i < b.cfg.roundTrips; i++ {
 		for k, a := range kinds {
 			t := time.Now()
@@ -144,6 +151,13 @@ func (b *bench) roundTrip(ctx context.Context) error {
 				return err
 			}
 			times[k] = append(times[k], time.Since(t))
+		}
+		if direct != nil {
+			t := time.Now()
+			if err := send(ctx, direct, termAction); err != nil {
+				return err
+			}
+			directTerm = append(directTerm, time.Since(t))
 		}
 		if i%b.cfg.every != 0 {
 			continue
@@ -164,6 +178,9 @@ func (b *bench) roundTrip(ctx context.Context) error {
 	b.t.times("round trip", "sandox filesystem stat_path", times[0], "")
 	b.t.times("round trip", "sandox terminal run true", times[1], "")
 	b.t.times("round trip", "sandox Python user tool", times[2], "")
+	if direct != nil {
+		b.t.times("round trip", "sandox terminal run true, direct", directTerm, "to the NATS container's address, not through the published port's docker-proxy")
+	}
 	b.t.times("round trip", "docker exec CONTAINER true", exec, "same container")
 	if b.peer != nil {
 		b.t.times("round trip", "llm-sandbox execute_command true", peerCmd, "one session")
