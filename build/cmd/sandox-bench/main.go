@@ -133,12 +133,12 @@ func run(ctx context.Context, args []string) error {
 
 // bench holds one run's group, peer and table.
 type bench struct {
-	cfg   config
+	cfg    config
 	group  *sdk.SandboxGroup
 	direct *sdk.SandboxGroup // nil unless -direct-nats
 	peer   *peer
-	t     *table
-	seq   int
+	t      *table
+	seq    int
 }
 
 // newID is a fresh sandbox id with prefix.
