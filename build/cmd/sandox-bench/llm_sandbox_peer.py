@@ -26,6 +26,10 @@ def session(image):
         image=image,
         keep_template=True,
         skip_environment_setup=True,
+        # The local image is made with `docker import` and has no command;
+        # python3 on a tty keeps the container up, as the CMD of the Python
+        # images llm-sandbox uses by default does.
+        runtime_configs={"command": "python3"},
         verbose=False,
     )
 
