@@ -101,6 +101,16 @@ func setup(ctx context.Context) (func() error, error) {
 	env.auth = authority
 	ncfg := natsd.DefaultConfig()
 	ncfg.Host, ncfg.Port, ncfg.StoreDir, ncfg.Auth = gateway, -1, store, authority
+	// Sandboxes have no network: they reach NATS through a socket in a
+	// directory bound into them.
+	sockDir, err := os.MkdirTemp("", "sandox-it-sock")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(sockDir, 0o755); err != nil {
+		return nil, err
+	}
+	ncfg.Socket = filepath.Join(sockDir, "nats.sock")
 	ns, err := natsd.Start(ncfg)
 	if err != nil {
 		return nil, err
@@ -120,7 +130,7 @@ func setup(ctx context.Context) (func() error, error) {
 	ocfg := orchestrator.DefaultConfig()
 	ocfg.Worker = "it-worker"
 	ocfg.Network = env.network
-	ocfg.SandboxNATSURL = env.url
+	ocfg.NATSSocket = sockDir
 	ocfg.ReadyTimeout = 90 * time.Second
 	disksDir, err := os.MkdirTemp("", "sandox-it-disks")
 	if err != nil {
@@ -150,6 +160,7 @@ func setup(ctx context.Context) (func() error, error) {
 		ns.Shutdown()
 		ns.WaitForShutdown()
 		os.RemoveAll(store)
+		os.RemoveAll(sockDir)
 		// Anything a failed test left behind goes with the network.
 		left, _ := d.List(context.Background(), orchestrator.LabelManaged+"=true")
 		for _, c := range left {

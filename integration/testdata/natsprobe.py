@@ -89,8 +89,13 @@ def _parse_creds(text):
 
 class _Conn:
     def __init__(self, url):
-        u = urlparse(url)
-        self.sock = socket.create_connection((u.hostname, u.port or 4222), timeout=5)
+        if url.startswith("unix://"):
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(5)
+            self.sock.connect(url[len("unix://"):])
+        else:
+            u = urlparse(url)
+            self.sock = socket.create_connection((u.hostname, u.port or 4222), timeout=5)
         self.buf = b""
 
     def line(self):

@@ -107,6 +107,8 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	}
 	spec := w.containerSpec(st, labels)
 	w.withIdentity(&spec, st.ID)
+	w.withNetwork(&spec)
+	w.withRuntime(&spec)
 	id, err := w.rt.Create(ctx, spec)
 	if err != nil {
 		return err

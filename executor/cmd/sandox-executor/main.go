@@ -67,7 +67,8 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if cfg.Creds != "" {
 		opts = append(opts, nats.UserCredentials(cfg.Creds))
 	}
-	nc, err := nats.Connect(cfg.NATSURL, opts...)
+	url, dial := dialTarget(cfg.NATSURL)
+	nc, err := nats.Connect(url, append(opts, dial...)...)
 	if err != nil {
 		return fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
 	}
@@ -85,7 +86,8 @@ type config struct {
 	Limits    limits.Config
 }
 
-// configFromEnv reads SANDOX_SANDBOX_ID and SANDOX_NATS_URL (required),
+// configFromEnv reads SANDOX_SANDBOX_ID and SANDOX_NATS_URL (required; a
+// unix:///path URL dials a Unix socket),
 // SANDOX_NATS_CREDS, SANDOX_TOOLS_DIR, SANDOX_WORKSPACE, SANDOX_UV_INDEX,
 // SANDOX_DISK_BYTES (the workspace's disk limit in bytes; unset or 0: none)
 // and SANDOX_CGROUP_ROOT (default /sys/fs/cgroup).

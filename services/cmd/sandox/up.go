@@ -23,6 +23,8 @@ const (
 	orchContainer    = "sandox-orchestrator"
 	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
+	natsSocketVolume = "sandox-nats-socket"
+	natsSocketDir    = "/run/sandox-nats"
 	localNATSURL     = "nats://127.0.0.1:4222"
 	internalNATSURL  = "nats://sandox-nats:4222"
 	controlPlaneRole = "dev.sandox.role"
@@ -68,14 +70,16 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := ensureRunning(ctx, d, docker.ContainerSpec{
-		Name:                 natsContainer,
-		Image:                build.ControlImage,
-		Cmd:                  []string{"sandox-nats", "-store", "/var/lib/sandox/nats", "-auth", natsAuthDir},
-		User:                 "10002:10002",
-		Network:              networkName,
-		Aliases:              []string{natsContainer},
-		Labels:               map[string]string{controlPlaneRole: "nats", authorityLabel: authority},
-		Binds:                []string{natsVolume + ":/var/lib/sandox/nats"},
+		Name:    natsContainer,
+		Image:   build.ControlImage,
+		Cmd:     []string{"sandox-nats", "-store", "/var/lib/sandox/nats", "-auth", natsAuthDir, "-socket", natsSocketDir + "/nats.sock"},
+		User:    "10002:10002",
+		Network: networkName,
+		Aliases: []string{natsContainer},
+		Labels:  map[string]string{controlPlaneRole: "nats", authorityLabel: authority},
+		// The socket's volume is also mounted, read-only, into every
+		// sandbox: their only way to NATS.
+		Binds:                []string{natsVolume + ":/var/lib/sandox/nats", natsSocketVolume + ":" + natsSocketDir},
 		PublishLocal:         map[string]string{"4222/tcp": "4222"},
 		Hardened:             true,
 		RestartUnlessStopped: true,
@@ -100,7 +104,7 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_NATS_CREDS=" + orchCredsFile,
 			"SANDOX_CREDS_DIR=" + sandboxCredsDir,
 			"SANDOX_NATS_URL=" + internalNATSURL,
-			"SANDOX_SANDBOX_NATS_URL=" + internalNATSURL,
+			"SANDOX_NATS_SOCKET=" + natsSocketVolume,
 			"SANDOX_WORKER=orchestrator-1",
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.

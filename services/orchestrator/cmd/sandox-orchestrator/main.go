@@ -38,6 +38,8 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.SandboxImage, "sandbox-image", cfg.SandboxImage, "default sandbox image")
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "Docker network of sandbox containers")
 	fs.StringVar(&cfg.SandboxNATSURL, "sandbox-nats", envOr("SANDOX_SANDBOX_NATS_URL", cfg.SandboxNATSURL), "NATS URL as sandboxes see it (env SANDOX_SANDBOX_NATS_URL)")
+	fs.StringVar(&cfg.NATSSocket, "nats-socket", envOr("SANDOX_NATS_SOCKET", cfg.NATSSocket), "Docker volume (or absolute host directory) with the NATS socket; sandboxes then have no network; \"\" puts them on -network (env SANDOX_NATS_SOCKET)")
+	fs.StringVar(&cfg.Runtime, "runtime", os.Getenv("SANDOX_RUNTIME"), "OCI runtime of sandboxes, e.g. runsc or kata-runtime; \"\" is the engine's default (env SANDOX_RUNTIME)")
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "commands handled at once")
 	fs.StringVar(&cfg.DisksDir, "disks", envOr("SANDOX_DISKS_DIR", cfg.DisksDir), "directory of sandbox disk images; \"\" turns disk limits off (env SANDOX_DISKS_DIR)")
 	fs.StringVar(&cfg.CredsDir, "creds-dir", envOr("SANDOX_CREDS_DIR", cfg.CredsDir), "directory of the sandboxes' NATS credentials, the same path on the Docker host (env SANDOX_CREDS_DIR)")
