@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -131,6 +132,16 @@ func setup(ctx context.Context) (func() error, error) {
 	ocfg.Worker = "it-worker"
 	ocfg.Network = env.network
 	ocfg.NATSSocket = sockDir
+	// Open egress joins this network; allowlist proxies listen in egressDir.
+	ocfg.EgressNetwork = env.network + "-egress"
+	if err := d.EnsureIsolatedNetwork(ctx, ocfg.EgressNetwork, map[string]string{"dev.sandox.test": "true"}); err != nil {
+		return nil, err
+	}
+	egressDir, err := os.MkdirTemp("", "sandox-it-egress")
+	if err != nil {
+		return nil, err
+	}
+	ocfg.EgressDir = egressDir
 	ocfg.ReadyTimeout = 90 * time.Second
 	disksDir, err := os.MkdirTemp("", "sandox-it-disks")
 	if err != nil {
@@ -167,7 +178,8 @@ func setup(ctx context.Context) (func() error, error) {
 			_ = d.Remove(context.Background(), c.ID)
 			_ = d.RemoveVolume(context.Background(), orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))
 		}
-		nerr := d.RemoveNetwork(context.Background(), env.network)
+		nerr := errors.Join(d.RemoveNetwork(context.Background(), env.network), d.RemoveNetwork(context.Background(), ocfg.EgressNetwork))
+		os.RemoveAll(egressDir)
 		// And their disks go once their volumes are gone.
 		_ = (&disks.Pool{Dir: disksDir}).DetachAll()
 		os.RemoveAll(disksDir)

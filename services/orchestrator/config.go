@@ -38,6 +38,13 @@ type Config struct {
 	// into its container; it must be the same path on the Docker host. ""
 	// gives sandboxes no identity, which works only with an open server.
 	CredsDir string
+	// EgressDir holds the Unix sockets of the allowlist proxies, one per
+	// sandbox, each bound into its sandbox; the same path on the Docker
+	// host.
+	EgressDir string
+	// EgressNetwork is the Docker network of sandboxes whose egress is
+	// open: a bridge with inter-container traffic off.
+	EgressNetwork string
 	// Runtime is the OCI runtime sandboxes run under (the engine must know
 	// it, e.g. runsc or kata-runtime); "" is the engine's default.
 	Runtime string
@@ -60,6 +67,8 @@ func DefaultConfig() Config {
 		MaxToolFileBytes: 1 << 20,
 		DisksDir:         "/var/lib/sandox/disks",
 		CredsDir:         "/var/lib/sandox/creds",
+		EgressDir:        "/var/lib/sandox/egress",
+		EgressNetwork:    "sandox-egress",
 		TmpSize:          "256m",
 	}
 }

@@ -5,29 +5,78 @@ import (
 
 	"github.com/docker/docker/api/types/mount"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/services/egress"
 )
 
-// SandboxNATSDir is where a sandbox finds the NATS socket.
-const SandboxNATSDir = "/run/sandox-nats"
+// Where a sandbox finds what isolates it.
+const (
+	// SandboxNATSDir holds the NATS socket.
+	SandboxNATSDir = "/run/sandox-nats"
+	// SandboxEgressSocket is its allowlist proxy's socket, which the
+	// executor forwards from SandboxProxyAddr.
+	SandboxEgressSocket = "/run/sandox/egress.sock"
+	// SandboxProxyAddr is the loopback address of the proxy in the sandbox.
+	SandboxProxyAddr = "127.0.0.1:3128"
+)
 
-// withNetwork cuts the sandbox off every network when NATSSocket is set:
-// the container gets only its loopback (Docker's "none" network), so it can
-// open no connection to other sandboxes, the orchestrator, the host's
-// services, NATS's other ports or anything else, and reaches NATS through
-// the socket's directory, mounted read-only.
-func (w *Worker) withNetwork(spec *docker.ContainerSpec) {
+// resolveEgress returns a sandbox's egress policy, checked.
+func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, error) {
+	e := schemas.ResolveEgress(group, sandbox)
+	if err := e.Validate(); err != nil {
+		return e, err
+	}
+	if _, err := egress.ParseAllowlist(e.Allow); err != nil {
+		return e, schemas.Errorf(schemas.CodeBadRequest, "egress allowlist: %v", err)
+	}
+	if e.Policy != schemas.EgressNone && w.cfg.NATSSocket == "" {
+		return e, schemas.Errorf(schemas.CodeUnsupported, "egress %s needs sandboxes reaching NATS through its socket (NATSSocket)", e.Policy)
+	}
+	return e, nil
+}
+
+// withNetwork isolates the sandbox by its egress policy when NATSSocket is
+// set. Every policy reaches NATS through the socket's directory, mounted
+// read-only. none: Docker's "none" network, only a loopback, so no
+// connection to other sandboxes, the orchestrator, the host's services,
+// NATS's other ports or anything else. allowlist: the same, plus its own
+// filtering proxy's socket, which the executor forwards from
+// SandboxProxyAddr, and HTTP(S)_PROXY pointing there. open: EgressNetwork,
+// a bridge with inter-container traffic off. Without NATSSocket the
+// sandbox joins Network as before.
+func (w *Worker) withNetwork(spec *docker.ContainerSpec, st *schemas.SandboxStatus) error {
 	src := w.cfg.NATSSocket
 	if src == "" {
-		return
+		return nil
 	}
-	spec.Network = "none"
-	spec.Aliases = nil
 	m := mount.Mount{Type: mount.TypeVolume, Source: src, Target: SandboxNATSDir, ReadOnly: true}
 	if strings.HasPrefix(src, "/") {
 		m.Type = mount.TypeBind
 	}
 	spec.Mounts = append(spec.Mounts, m)
+	spec.Network, spec.Aliases = "none", nil
+	policy := schemas.ResolveEgress(nil, st.Egress)
+	switch policy.Policy {
+	case schemas.EgressOpen:
+		spec.Network = w.cfg.EgressNetwork
+	case schemas.EgressAllowlist:
+		allow, err := egress.ParseAllowlist(policy.Allow)
+		if err != nil {
+			return err
+		}
+		sock, err := w.egress.Open(st.ID, allow)
+		if err != nil {
+			return err
+		}
+		spec.Mounts = append(spec.Mounts, mount.Mount{Type: mount.TypeBind, Source: sock, Target: SandboxEgressSocket})
+		proxy := "http://" + SandboxProxyAddr
+		spec.Env = append(spec.Env,
+			"SANDOX_EGRESS_PROXY="+SandboxEgressSocket,
+			"HTTP_PROXY="+proxy, "HTTPS_PROXY="+proxy, "http_proxy="+proxy, "https_proxy="+proxy,
+			"NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1")
+	}
+	return nil
 }
 
 // withRuntime runs the sandbox under the configured OCI runtime, such as

@@ -48,6 +48,10 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if spec.Databases != nil {
 		dbs = *spec.Databases
 	}
+	egressPolicy, err := w.resolveEgress(g.Spec.Egress, spec.Egress)
+	if err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
+	}
 	st := schemas.SandboxStatus{
 		ID:        spec.ID,
 		GroupID:   g.ID,
@@ -55,6 +59,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		Tools:     toolModules(files),
 		Resources: limits,
 		Databases: dbs,
+		Egress:    &egressPolicy,
 	}
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
 		return schemas.SandboxStatus{}, err
@@ -107,7 +112,9 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	}
 	spec := w.containerSpec(st, labels)
 	w.withIdentity(&spec, st.ID)
-	w.withNetwork(&spec)
+	if err := w.withNetwork(&spec, st); err != nil {
+		return err
+	}
 	w.withRuntime(&spec)
 	id, err := w.rt.Create(ctx, spec)
 	if err != nil {
@@ -211,6 +218,9 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 func (w *Worker) removeSandboxResources(ctx context.Context, container, sandboxID string) error {
 	// First the identity, so that the sandbox is off the bus at once.
 	if err := w.revokeIdentity(ctx, sandboxID); err != nil {
+		return err
+	}
+	if err := w.egress.Close(sandboxID); err != nil {
 		return err
 	}
 	if err := w.rt.Remove(ctx, container); err != nil {

@@ -67,6 +67,14 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if cfg.Creds != "" {
 		opts = append(opts, nats.UserCredentials(cfg.Creds))
 	}
+	if cfg.EgressProxy != "" {
+		stopForward, err := forwardEgress(ctx, cfg.EgressProxy, log)
+		if err != nil {
+			return err
+		}
+		defer stopForward()
+	}
+
 	url, dial := dialTarget(cfg.NATSURL)
 	nc, err := nats.Connect(url, append(opts, dial...)...)
 	if err != nil {
@@ -82,20 +90,25 @@ type config struct {
 	SandboxID string
 	NATSURL   string
 	Creds     string
-	Tools     executor.ToolsConfig
-	Limits    limits.Config
+	// EgressProxy is the allowlist proxy's socket, forwarded from a
+	// loopback port; "" for none.
+	EgressProxy string
+	Tools       executor.ToolsConfig
+	Limits      limits.Config
 }
 
 // configFromEnv reads SANDOX_SANDBOX_ID and SANDOX_NATS_URL (required; a
 // unix:///path URL dials a Unix socket),
-// SANDOX_NATS_CREDS, SANDOX_TOOLS_DIR, SANDOX_WORKSPACE, SANDOX_UV_INDEX,
+// SANDOX_NATS_CREDS, SANDOX_EGRESS_PROXY (the allowlist proxy's socket),
+// SANDOX_TOOLS_DIR, SANDOX_WORKSPACE, SANDOX_UV_INDEX,
 // SANDOX_DISK_BYTES (the workspace's disk limit in bytes; unset or 0: none)
 // and SANDOX_CGROUP_ROOT (default /sys/fs/cgroup).
 func configFromEnv() (config, error) {
 	cfg := config{
-		SandboxID: os.Getenv("SANDOX_SANDBOX_ID"),
-		NATSURL:   os.Getenv("SANDOX_NATS_URL"),
-		Creds:     os.Getenv("SANDOX_NATS_CREDS"),
+		SandboxID:   os.Getenv("SANDOX_SANDBOX_ID"),
+		NATSURL:     os.Getenv("SANDOX_NATS_URL"),
+		Creds:       os.Getenv("SANDOX_NATS_CREDS"),
+		EgressProxy: os.Getenv("SANDOX_EGRESS_PROXY"),
 		Tools: executor.ToolsConfig{
 			ToolsDir:  envOr("SANDOX_TOOLS_DIR", "/opt/sandox/tools"),
 			Workspace: envOr("SANDOX_WORKSPACE", "/workspace"),

@@ -25,6 +25,8 @@ const (
 	natsVolume       = "sandox-nats-data"
 	natsSocketVolume = "sandox-nats-socket"
 	natsSocketDir    = "/run/sandox-nats"
+	egressNetwork    = "sandox-egress"
+	egressDir        = "/var/lib/sandox/egress"
 	localNATSURL     = "nats://127.0.0.1:4222"
 	internalNATSURL  = "nats://sandox-nats:4222"
 	controlPlaneRole = "dev.sandox.role"
@@ -67,6 +69,10 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	if _, err := d.EnsureNetwork(ctx, networkName, map[string]string{controlPlaneRole: "network"}); err != nil {
+		return err
+	}
+	// Sandboxes whose egress is open: out through NAT, not to each other.
+	if err := d.EnsureIsolatedNetwork(ctx, egressNetwork, map[string]string{controlPlaneRole: "egress-network"}); err != nil {
 		return err
 	}
 	if err := ensureRunning(ctx, d, docker.ContainerSpec{
@@ -117,8 +123,10 @@ func up(ctx context.Context, args []string) error {
 			"/var/run/docker.sock:/var/run/docker.sock",
 			"/dev:/dev",
 			disksDir + ":" + disksDir,
-			// Each sandbox's credentials file, bound from the host into it.
+			// Each sandbox's credentials file, and its allowlist proxy's
+			// socket, bound from the host into it.
 			sandboxCredsDir + ":" + sandboxCredsDir,
+			egressDir + ":" + egressDir,
 		},
 		CapAdd:               []string{"SYS_ADMIN", "MKNOD"},
 		DeviceRules:          []string{"b 7:* rwm", "c 10:237 rwm"},

@@ -39,6 +39,8 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "Docker network of sandbox containers")
 	fs.StringVar(&cfg.SandboxNATSURL, "sandbox-nats", envOr("SANDOX_SANDBOX_NATS_URL", cfg.SandboxNATSURL), "NATS URL as sandboxes see it (env SANDOX_SANDBOX_NATS_URL)")
 	fs.StringVar(&cfg.NATSSocket, "nats-socket", envOr("SANDOX_NATS_SOCKET", cfg.NATSSocket), "Docker volume (or absolute host directory) with the NATS socket; sandboxes then have no network; \"\" puts them on -network (env SANDOX_NATS_SOCKET)")
+	fs.StringVar(&cfg.EgressDir, "egress-dir", envOr("SANDOX_EGRESS_DIR", cfg.EgressDir), "directory of the allowlist proxies' sockets, the same path on the Docker host (env SANDOX_EGRESS_DIR)")
+	fs.StringVar(&cfg.EgressNetwork, "egress-network", cfg.EgressNetwork, "Docker network of sandboxes with open egress (a bridge with inter-container traffic off)")
 	fs.StringVar(&cfg.Runtime, "runtime", os.Getenv("SANDOX_RUNTIME"), "OCI runtime of sandboxes, e.g. runsc or kata-runtime; \"\" is the engine's default (env SANDOX_RUNTIME)")
 	fs.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "commands handled at once")
 	fs.StringVar(&cfg.DisksDir, "disks", envOr("SANDOX_DISKS_DIR", cfg.DisksDir), "directory of sandbox disk images; \"\" turns disk limits off (env SANDOX_DISKS_DIR)")
