@@ -181,24 +181,24 @@ func TestAdversarialBus(t *testing.T) {
 		victimWorks(t, victim)
 	})
 
-	t.Run("stolen credentials in the nats CLI", func(t *testing.T) {
+	t.Run("stolen credentials are refused outside the sandbox (nats CLI)", func(t *testing.T) {
+		// A sandbox's identity is valid on the NATS socket alone: copied
+		// out and used over TCP, it does not even connect.
 		_, stolen := stealCreds(t, attacker)
 		tests := []struct {
 			name string
 			args []string
-			want string
 		}{
-			{"subscribe to everything", []string{"sub", ">"}, `Permissions Violation for Subscription to ">"`},
-			{"subscribe to the victim", []string{"sub", "sandbox.it-adv-victim.>"}, `Permissions Violation for Subscription to "sandbox.it-adv-victim.>"`},
-			{"send the victim a batch", []string{"request", "sandbox.it-adv-victim.actions", victimBatch}, `Permissions Violation for Publish to "sandbox.it-adv-victim.actions"`},
-			{"end the group", []string{"request", "sandox.cmd.end_group", string(endGroup)}, `Permissions Violation for Publish to "sandox.cmd.end_group"`},
-			{"read a bucket", []string{"kv", "get", "sandox_sandboxes", "it-adv-victim"}, `Permissions Violation for Publish to "$JS.API.STREAM.INFO.KV_sandox_sandboxes"`},
-			{"list streams", []string{"stream", "ls"}, `Permissions Violation for Publish to "$JS.API.STREAM.`},
+			{"subscribe to everything", []string{"sub", ">"}},
+			{"subscribe to the victim", []string{"sub", "sandbox.it-adv-victim.>"}},
+			{"send the victim a batch", []string{"request", "sandbox.it-adv-victim.actions", victimBatch}},
+			{"end the group", []string{"request", "sandox.cmd.end_group", string(endGroup)}},
+			{"read a bucket", []string{"kv", "get", "sandox_sandboxes", "it-adv-victim"}},
+			{"list streams", []string{"stream", "ls"}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				out := natsCLI(t, stolen, tt.args...)
-				assert.Contains(t, out, tt.want)
+				assert.Contains(t, natsCLI(t, stolen, tt.args...), "Authorization Violation")
 			})
 		}
 		victimWorks(t, victim)
@@ -207,8 +207,9 @@ func TestAdversarialBus(t *testing.T) {
 	t.Run("an ended sandbox's credentials are refused at once", func(t *testing.T) {
 		doomed := startSandbox(t, group, "it-adv-ended", sdk.SandboxOptions{})
 		text, stolen := stealCreds(t, doomed)
-		// They work while it lives: the CLI is refused a subject, not a connection.
-		assert.Contains(t, natsCLI(t, stolen, "sub", ">"), "Permissions Violation")
+		// They work while it lives, in their own sandbox.
+		alive := probe(t, doomed, map[string]any{"ops": [][]string{{"sub", "sandbox.it-adv-ended.x"}}, "creds_text": text})
+		require.Equal(t, "ok", alive.Connect)
 		require.NoError(t, doomed.End(t.Context()))
 		assert.Contains(t, natsCLI(t, stolen, "pub", "sandbox.it-adv-ended.ping", "x"), "Authorization Violation")
 		res := probe(t, attacker, map[string]any{"ops": [][]string{{"sub", "sandbox.it-adv-ended.>"}}, "creds_text": text})

@@ -34,7 +34,7 @@ func TestSocketServesClientsWithCredentials(t *testing.T) {
 		assert.ErrorIs(t, err, nats.ErrAuthorization)
 	})
 	t.Run("a sandbox answers a client over it", func(t *testing.T) {
-		sbCreds, err := a.Mint("sb", auth.RoleSandbox, "sb-1")
+		sbCreds, err := a.MintSandbox("sb-1", true) // valid on the socket alone
 		require.NoError(t, err)
 		sb, err := nats.Connect("nats://socket:4222", dial, sbCreds.Option())
 		require.NoError(t, err)
