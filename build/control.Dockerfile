@@ -1,5 +1,6 @@
-# The control-plane image: the NATS server and the orchestrator, each run as
-# its own container from this one image (see compose.yaml).
+# The control-plane image: the NATS server, the orchestrator and the search
+# service, each run as its own container from this one image (see
+# compose.yaml).
 ARG BASE=sandox/base:bookworm
 FROM ${BASE}
 RUN set -eu; \
@@ -10,3 +11,4 @@ RUN set -eu; \
     chmod 0755 /run/sandox-nats
 COPY sandox-nats /usr/local/bin/sandox-nats
 COPY sandox-orchestrator /usr/local/bin/sandox-orchestrator
+COPY sandox-search /usr/local/bin/sandox-search

@@ -6,6 +6,11 @@
 // workspace's disk use on sandbox.<id>.stats, and limit notices from the
 // orchestrator on sandbox.<id>.notice.
 //
+// The tools are the built-in families the executor's environment names
+// (schemas.ExecutorEnv.Families, opened from the module list in package
+// tools/builtin) and the user's Python tool files; the ping's answer lists
+// the modules served (schemas.ExecutorReady).
+//
 // Batches run one at a time: the tools are stateful (a shell's working
 // directory, a Python host), and an agent's actions are a sequence.
 //

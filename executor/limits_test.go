@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/executor/limits"
 	"github.com/sandox/sandox/schemas"
@@ -27,12 +29,8 @@ type fakeCgroup struct {
 func newFakeCgroup(t *testing.T) *fakeCgroup {
 	t.Helper()
 	c := &fakeCgroup{root: t.TempDir()}
-	if err := os.WriteFile(filepath.Join(c.root, "memory.max"), []byte("134217728\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.kill(0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(c.root, "memory.max"), []byte("134217728\n"), 0o644))
+	require.NoError(t, c.kill(0))
 	return c
 }
 
@@ -51,9 +49,7 @@ func startLimitServer(t *testing.T, workspace string) (*nats.Conn, *fakeCgroup) 
 	t.Helper()
 	cg := newFakeCgroup(t)
 	w, err := limits.New(limits.Config{CgroupRoot: cg.root, Workspace: workspace})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	reg := tools.NewRegistry(
 		tools.New("demo_tools", "echo", "Echo text.", func(_ context.Context, a textArgs) (tools.Result, error) {
 			return tools.Result{Stdout: a.Text}, nil
@@ -80,29 +76,19 @@ func TestServeAttributesLimitHits(t *testing.T) {
 	// The action that ran out of memory gets the report.
 	res := request(t, nc, `[{"tool":"demo_tools.echo","args":{"text":"a"}},{"tool":"demo_tools.oom","args":{"text":""}},{"tool":"demo_tools.echo","args":{"text":"c"}}]`, false)
 	got := limitsOf(res.Observations)
-	if len(got) != 3 || got[0] != nil || len(got[1]) != 1 || got[1][0] != kill || got[2] != nil {
-		t.Fatalf("got limit hits %+v, want the kill on the second action only", got)
-	}
+	require.Equal(t, [][]schemas.LimitHit{nil, {kill}, nil}, got, "limit hits: want the kill on the second action only")
 
 	// A kill between batches and a notice go into the next batch's first
 	// observation, the notice first.
-	if err := cg.kill(1); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cg.kill(1))
 	restart := schemas.LimitHit{Resource: schemas.LimitMemory, Count: 1, Message: "the sandbox was restarted after running out of memory"}
 	data, _ := json.Marshal(restart)
 	reply, err := nc.Request(schemas.NoticeSubject("sb-1"), data, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(reply.Data) != "ok" {
-		t.Fatalf("got notice reply %q, want ok", reply.Data)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "ok", string(reply.Data), "notice reply %q, want ok", reply.Data)
 	res = request(t, nc, `[{"tool":"demo_tools.echo","args":{"text":"a"}},{"tool":"demo_tools.echo","args":{"text":"b"}}]`, false)
 	got = limitsOf(res.Observations)
-	if len(got) != 2 || len(got[0]) != 2 || got[0][0] != restart || got[0][1] != kill || got[1] != nil {
-		t.Fatalf("got limit hits %+v, want the notice and the kill on the first action", got)
-	}
+	require.Equal(t, [][]schemas.LimitHit{{restart, kill}, nil}, got, "limit hits: want the notice and the kill on the first action")
 }
 
 func TestServeNoticeRejectsBadInput(t *testing.T) {
@@ -119,37 +105,26 @@ func TestServeNoticeRejectsBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := requestError(t, nc, schemas.NoticeSubject("sb-1"), tt.payload)
-			if e.Code != schemas.CodeBadRequest {
-				t.Fatalf("got %+v, want a bad_request error", e)
-			}
+			require.Equal(t, schemas.CodeBadRequest, e.Code, "%+v, want a bad_request error", e)
 		})
 	}
 	res := request(t, nc, `[{"tool":"demo_tools.echo","args":{"text":"a"}}]`, false)
-	if hits := res.Observations[0].LimitsHit; hits != nil {
-		t.Fatalf("got %+v, want no rejected notice queued", hits)
-	}
+	require.Nil(t, res.Observations[0].LimitsHit, "want no rejected notice queued")
 }
 
 func TestServeStats(t *testing.T) {
 	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "data"), make([]byte, 256<<10), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "data"), make([]byte, 256<<10), 0o644))
 	nc, _ := startLimitServer(t, ws)
 	reply, err := nc.Request(schemas.StatsSubject("sb-1"), nil, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schemas.Validate("sandbox_usage", reply.Data); err != nil {
-		t.Fatalf("reply %s does not match the schema: %v", reply.Data, err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, schemas.Validate("sandbox_usage", reply.Data), "reply %s does not match the schema", reply.Data)
 	var u schemas.SandboxUsage
-	if err := json.Unmarshal(reply.Data, &u); err != nil {
-		t.Fatal(err)
-	}
-	if u.SandboxID != "sb-1" || u.DiskBytes < 256<<10 || u.DiskBytes > 512<<10 || u.ReadAt.IsZero() {
-		t.Fatalf("got %+v, want sb-1 using about 256 KiB, read now", u)
-	}
+	require.NoError(t, json.Unmarshal(reply.Data, &u))
+	assert.Equal(t, "sb-1", u.SandboxID)
+	assert.GreaterOrEqual(t, u.DiskBytes, int64(256<<10), "disk bytes, want about 256 KiB")
+	assert.LessOrEqual(t, u.DiskBytes, int64(512<<10), "disk bytes, want about 256 KiB")
+	assert.False(t, u.ReadAt.IsZero(), "read at, want now")
 }
 
 func TestServeWithoutLimits(t *testing.T) {
@@ -158,9 +133,7 @@ func TestServeWithoutLimits(t *testing.T) {
 	nc := startServer(t, testRegistry(&ran, &mu))
 	for _, subject := range []string{schemas.StatsSubject("sb-1"), schemas.NoticeSubject("sb-1")} {
 		e := requestError(t, nc, subject, `{"resource":"memory","count":1,"message":"x"}`)
-		if e.Code != schemas.CodeUnsupported {
-			t.Errorf("%s: got %+v, want an unsupported error", subject, e)
-		}
+		assert.Equal(t, schemas.CodeUnsupported, e.Code, "%s: got %+v, want an unsupported error", subject, e)
 	}
 }
 
@@ -168,12 +141,9 @@ func TestServeWithoutLimits(t *testing.T) {
 func requestError(t *testing.T, nc *nats.Conn, subject, payload string) schemas.Error {
 	t.Helper()
 	reply, err := nc.Request(subject, []byte(payload), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var e schemas.Error
-	if err := json.Unmarshal(reply.Data, &e); err != nil || e.Code == "" {
-		t.Fatalf("got reply %q, want a schemas.Error", reply.Data)
-	}
+	require.NoError(t, json.Unmarshal(reply.Data, &e), "reply %q, want a schemas.Error", reply.Data)
+	require.NotEmpty(t, e.Code, "reply %q, want a schemas.Error", reply.Data)
 	return e
 }

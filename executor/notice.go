@@ -20,7 +20,7 @@ func (s *Server) serveNotice(m *nats.Msg) {
 	}
 	var h schemas.LimitHit
 	if err := json.Unmarshal(m.Data, &h); err != nil {
-		s.respondJSON(m, schemas.Errorf(schemas.CodeBadRequest, "limit notice: %v", err))
+		s.respondJSON(m, schemas.Errorf(schemas.CodeBadRequest, "limit notice: %w", err))
 		return
 	}
 	if e := checkNotice(h); e != nil {

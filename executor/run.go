@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/sandox/sandox/schemas"
@@ -105,11 +104,10 @@ func wireError(err error) *schemas.Error {
 		return we
 	}
 	code := tools.ErrorCode(err)
-	msg := err.Error()
 	if errors.Is(err, context.DeadlineExceeded) {
-		msg = fmt.Sprintf("%v (the action ran past its time limit)", err)
+		return schemas.Errorf(code, "%w (the action ran past its time limit)", err)
 	}
-	return &schemas.Error{Code: code, Message: msg}
+	return schemas.Errorf(code, "%w", err)
 }
 
 func millis(start time.Time) float64 {

@@ -65,6 +65,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	batches := make(chan *nats.Msg, s.cfg.QueueLength)
 	queue := func(m *nats.Msg) {
+		s.takeBatch(m)
 		select {
 		case batches <- m:
 		default:
@@ -79,8 +80,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		{schemas.ToolsSubject(id), s.serveTools},
 		{schemas.StatsSubject(id), s.serveStats},
 		{schemas.NoticeSubject(id), s.serveNotice},
-		// Last: a pong means every other subject is served.
-		{schemas.PingSubject(id), func(m *nats.Msg) { _ = m.Respond([]byte("pong")) }},
+		// Last: an answer means every other subject is served.
+		{schemas.PingSubject(id), s.servePing},
 	}
 	for _, h := range handlers {
 		sub, err := s.nc.Subscribe(h.subject, h.handle)
@@ -114,7 +115,7 @@ func (s *Server) serveBatch(ctx context.Context, m *nats.Msg) {
 	}
 	actions, err := schemas.ParseActions(m.Data)
 	if err != nil {
-		res.Error = schemas.Errorf(schemas.CodeBadRequest, "%v", err)
+		res.Error = schemas.Errorf(schemas.CodeBadRequest, "%w", err)
 	} else {
 		stop, _ := strconv.ParseBool(m.Header.Get(schemas.HeaderStopOnError))
 		start := time.Now()
@@ -137,19 +138,26 @@ func (s *Server) replyError(m *nats.Msg, e *schemas.Error) {
 	})
 }
 
+// reply sends the answer to a batch to its reply subject, if it has one,
+// and records it (recordObservations).
 func (s *Server) reply(m *nats.Msg, res schemas.BatchResult) {
-	if m.Reply == "" {
-		s.log.Warn("action batch without a reply subject; observations dropped", "batch", res.BatchID)
-		return
-	}
 	data, err := fitPayload(res, s.nc.MaxPayload())
 	if err != nil {
 		s.log.Error("encode observations", "err", err)
 		return
 	}
-	if err := m.Respond(data); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+	if m.Reply == "" {
+		s.log.Info("action batch without a reply subject; observations only recorded", "batch", res.BatchID)
+	} else if err := m.Respond(data); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 		s.log.Error("send observations", "batch", res.BatchID, "err", err)
 	}
+	s.recordObservations(m, res.BatchID, data)
+}
+
+// servePing answers that the executor is ready, with the tool modules it
+// serves (schemas.ExecutorReady).
+func (s *Server) servePing(m *nats.Msg) {
+	s.respondJSON(m, schemas.ExecutorReady{Modules: s.reg.Modules()})
 }
 
 func (s *Server) serveTools(m *nats.Msg) {

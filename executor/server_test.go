@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/tools"
@@ -61,14 +64,10 @@ func startServerWith(t *testing.T, reg *tools.Registry, srvCfg Config) *nats.Con
 	cfg.StoreDir = t.TempDir()
 	cfg.MaxPayload = 1 << 20
 	ns, err := natsd.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(ns.Shutdown)
 	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	srv := NewServer(nc, reg, srvCfg, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -76,20 +75,13 @@ func startServerWith(t *testing.T, reg *tools.Registry, srvCfg Config) *nats.Con
 	go func() { done <- srv.Serve(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
+		assert.NoError(t, <-done, "Serve")
 	})
-	// Wait until the executor answers pings.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := nc.Request(schemas.PingSubject("sb-1"), nil, 200*time.Millisecond); err == nil {
-			return nc
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("executor did not answer ping within 5s")
-		}
-	}
+	poll.Until(t, 5*time.Second, "the executor to answer pings", func() bool {
+		_, err := nc.Request(schemas.PingSubject("sb-1"), nil, 200*time.Millisecond)
+		return err == nil
+	})
+	return nc
 }
 
 func request(t *testing.T, nc *nats.Conn, payload string, stop bool) schemas.BatchResult {
@@ -101,16 +93,10 @@ func request(t *testing.T, nc *nats.Conn, payload string, stop bool) schemas.Bat
 		m.Header.Set(schemas.HeaderStopOnError, "true")
 	}
 	reply, err := nc.RequestMsg(m, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var res schemas.BatchResult
-	if err := json.Unmarshal(reply.Data, &res); err != nil {
-		t.Fatal(err)
-	}
-	if err := schemas.Validate("batch_result", reply.Data); err != nil {
-		t.Fatalf("reply does not match the schema: %v", err)
-	}
+	require.NoError(t, json.Unmarshal(reply.Data, &res))
+	require.NoError(t, schemas.Validate("batch_result", reply.Data), "reply does not match the schema")
 	return res
 }
 
@@ -125,11 +111,9 @@ func TestServeBatchKeepsOrderAndGoesOnAfterFailure(t *testing.T) {
 		"demo_tools.panic": {"args": {"text": ""}},
 		"echo": {"args": {"text": "ambiguous"}},
 		"other_tools.echo": {"args": {"text": 7}},
-		"demo_tools.echo ": {"args": {"text": "last"}}
+		"demo_tools.echoUse": {"args": {"text": "last"}}
 	}`, false)
-	if res.Error != nil {
-		t.Fatalf("got batch error %v, want none", res.Error)
-	}
+	require.Nil(t, res.Error, "batch error, want none")
 	want := []struct {
 		tool   string
 		stdout string
@@ -143,27 +127,21 @@ func TestServeBatchKeepsOrderAndGoesOnAfterFailure(t *testing.T) {
 		{"other_tools.echo", "", schemas.CodeInvalidArgs},
 		{"demo_tools.echo", "last", ""},
 	}
-	if len(res.Observations) != len(want) {
-		t.Fatalf("got %d observations, want %d", len(res.Observations), len(want))
-	}
+	require.Len(t, res.Observations, len(want), "observations")
 	for i, w := range want {
 		o := res.Observations[i]
 		var code schemas.ErrorCode
 		if o.Error != nil {
 			code = o.Error.Code
 		}
-		if o.Tool != w.tool || o.Stdout != w.stdout || code != w.code {
-			t.Errorf("observation %d: got tool %q stdout %q code %q, want %q %q %q", i, o.Tool, o.Stdout, code, w.tool, w.stdout, w.code)
-		}
+		assert.Equal(t, w.tool, o.Tool, "observation %d: tool", i)
+		assert.Equal(t, w.stdout, o.Stdout, "observation %d: stdout", i)
+		assert.Equal(t, w.code, code, "observation %d: error code", i)
 	}
-	if got := res.Observations[1].Stderr; got != "partial" {
-		t.Errorf("got stderr %q of a failed tool, want its partial output kept", got)
-	}
+	assert.Equal(t, "partial", res.Observations[1].Stderr, "stderr of a failed tool: want its partial output kept")
 	mu.Lock()
 	defer mu.Unlock()
-	if strings.Join(ran, ",") != "echo:one,fail,echo:last" {
-		t.Errorf("got run order %v, want echo:one,fail,echo:last", ran)
-	}
+	assert.Equal(t, "echo:one,fail,echo:last", strings.Join(ran, ","), "run order %v, want echo:one,fail,echo:last", ran)
 }
 
 func TestServeBatchStopOnError(t *testing.T) {
@@ -171,12 +149,9 @@ func TestServeBatchStopOnError(t *testing.T) {
 	var mu sync.Mutex
 	nc := startServer(t, testRegistry(&ran, &mu))
 	res := request(t, nc, `[{"tool":"demo_tools.echo","args":{"text":"a"}},{"tool":"demo_tools.fail","args":{"text":"b"}},{"tool":"demo_tools.echo","args":{"text":"c"}}]`, true)
-	if len(res.Observations) != 3 {
-		t.Fatalf("got %d observations, want 3", len(res.Observations))
-	}
-	if e := res.Observations[2].Error; e == nil || e.Code != schemas.CodeSkipped {
-		t.Fatalf("got %+v, want the third action skipped", res.Observations[2])
-	}
+	require.Len(t, res.Observations, 3, "observations, want 3")
+	require.NotNil(t, res.Observations[2].Error, "want the third action skipped")
+	require.Equal(t, schemas.CodeSkipped, res.Observations[2].Error.Code)
 }
 
 func TestServeMalformedBatch(t *testing.T) {
@@ -185,15 +160,13 @@ func TestServeMalformedBatch(t *testing.T) {
 	nc := startServer(t, testRegistry(&ran, &mu))
 	for _, payload := range []string{`{"demo_tools.echo": `, `42`, `{}`} {
 		res := request(t, nc, payload, false)
-		if res.Error == nil || res.Error.Code != schemas.CodeBadRequest {
-			t.Errorf("payload %q: got %+v, want a bad_request batch error", payload, res.Error)
-		}
+		require.NotNil(t, res.Error, "payload %q, want a bad_request batch error", payload)
+		require.Equal(t, schemas.CodeBadRequest, res.Error.Code, "payload %q: got %+v, want a bad_request batch error", payload, res.Error)
 	}
 	// The executor keeps working after bad input.
 	res := request(t, nc, `{"demo_tools.echo": {"args": {"text": "still here"}}}`, false)
-	if len(res.Observations) != 1 || res.Observations[0].Stdout != "still here" {
-		t.Fatalf("got %+v, want the executor to keep serving", res)
-	}
+	require.Len(t, res.Observations, 1, "%+v, want the executor to keep serving", res)
+	require.Equal(t, "still here", res.Observations[0].Stdout, "%+v, want the executor to keep serving", res)
 }
 
 func TestServeFitsLargeOutput(t *testing.T) {
@@ -201,9 +174,8 @@ func TestServeFitsLargeOutput(t *testing.T) {
 	var mu sync.Mutex
 	nc := startServer(t, testRegistry(&ran, &mu))
 	res := request(t, nc, `{"demo_tools.big": {"args": {"text": ""}}}`, false)
-	if len(res.Observations) != 1 || !strings.Contains(res.Observations[0].Stdout, "bytes cut") {
-		t.Fatalf("got %d bytes of stdout, want it cut with a marker", len(res.Observations[0].Stdout))
-	}
+	require.Len(t, res.Observations, 1)
+	require.Contains(t, res.Observations[0].Stdout, "bytes cut", "want stdout cut with a marker")
 }
 
 func TestServeTools(t *testing.T) {
@@ -211,14 +183,9 @@ func TestServeTools(t *testing.T) {
 	var mu sync.Mutex
 	nc := startServer(t, testRegistry(&ran, &mu))
 	reply, err := nc.Request(schemas.ToolsSubject("sb-1"), nil, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var descs []schemas.ToolDescription
-	if err := json.Unmarshal(reply.Data, &descs); err != nil {
-		t.Fatal(err)
-	}
-	if len(descs) != 5 || descs[0].Name != "demo_tools.big" {
-		t.Fatalf("got %d tools starting with %q, want 5 sorted", len(descs), descs[0].Name)
-	}
+	require.NoError(t, json.Unmarshal(reply.Data, &descs))
+	require.Len(t, descs, 5)
+	require.Equal(t, "demo_tools.big", descs[0].Name, "want the tools sorted")
 }

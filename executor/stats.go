@@ -23,7 +23,7 @@ func (s *Server) serveStats(m *nats.Msg) {
 	}
 	used, err := s.cfg.Limits.Usage()
 	if err != nil && !errors.Is(err, limits.ErrPartial) {
-		s.respondJSON(m, schemas.Errorf(schemas.CodeInternal, "sandbox %s: %v", s.cfg.SandboxID, err))
+		s.respondJSON(m, schemas.Errorf(schemas.CodeInternal, "sandbox %s: %w", s.cfg.SandboxID, err))
 		return
 	}
 	if err != nil {

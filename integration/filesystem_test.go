@@ -7,6 +7,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestFilesystemTools calls every filesystem tool in a real sandbox
@@ -51,9 +52,7 @@ func TestFilesystemTools(t *testing.T) {
 		{15, "AAEC/w=="},
 	}
 	for _, c := range checks {
-		if !strings.Contains(obs[c.i].Stdout, c.want) {
-			t.Errorf("%s: got %q, want it to contain %q", obs[c.i].Tool, obs[c.i].Stdout, c.want)
-		}
+		assert.Contains(t, obs[c.i].Stdout, c.want, obs[c.i].Tool)
 	}
 
 	errs := send(t, sb, `[
@@ -87,8 +86,10 @@ func TestFilesystemTools(t *testing.T) {
 	}
 	for i, w := range wantErr {
 		e := errs[i].Error
-		if e == nil || e.Code != w.code || !strings.Contains(strings.ToLower(e.Message), strings.ToLower(w.text)) {
-			t.Errorf("error case %d (%s): got %+v, want code %s containing %q", i, errs[i].Tool, e, w.code, w.text)
+		if !assert.NotNil(t, e, "error case %d (%s)", i, errs[i].Tool) {
+			continue
 		}
+		assert.Equal(t, w.code, e.Code, "error case %d (%s)", i, errs[i].Tool)
+		assert.Contains(t, strings.ToLower(e.Message), strings.ToLower(w.text), "error case %d (%s)", i, errs[i].Tool)
 	}
 }

@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
@@ -45,9 +46,8 @@ func TestFirstLight(t *testing.T) {
 	})
 	sb := startSandbox(t, group, "it-first-1", sdk.SandboxOptions{})
 	st := sb.Status()
-	if st.State != schemas.StateRunning || !strings.HasPrefix(st.Image, "sandox/sandbox-tools:") {
-		t.Fatalf("got status %+v, want a running sandbox on a tools image", st)
-	}
+	require.Equal(t, schemas.StateRunning, st.State, "status %+v", st)
+	require.True(t, strings.HasPrefix(st.Image, "sandox/sandbox-tools:"), "image %q, want a tools image", st.Image)
 
 	t.Run("sync batch keeps order across built-in and user tools", func(t *testing.T) {
 		obs := send(t, sb, `{
@@ -56,35 +56,28 @@ func TestFirstLight(t *testing.T) {
 			"terminal_tools.run": {"description": "shell", "args": {"command": "cat a.txt; id -u; echo $PWD"}},
 			"addUse": {"description": "bare name with Use", "args": {"a": 2, "b": 40}}
 		}`)
-		if len(obs) != 4 {
-			t.Fatalf("got %d observations, want 4", len(obs))
-		}
+		require.Len(t, obs, 4, "observations, want 4")
 		wantTools := []string{"filesystem_tools.write_file", "first_tools.greet", "terminal_tools.run", "first_tools.add"}
 		for i, w := range wantTools {
 			mustOK(t, obs[i])
-			if obs[i].Tool != w {
-				t.Errorf("observation %d: got tool %q, want %q", i, obs[i].Tool, w)
-			}
+			assert.Equal(t, w, obs[i].Tool, "observation %d: tool", i)
 		}
-		if obs[1].Stdout != "hello Ada!\n" || !strings.Contains(obs[1].Stderr, "to stderr") || string(obs[1].Return) != `{"greeted":"Ada"}` {
-			t.Errorf("got greet %+v, want its stdout, stderr and return value", obs[1])
+		assert.Equal(t, "hello Ada!\n", obs[1].Stdout, "greet stdout")
+		assert.Contains(t, obs[1].Stderr, "to stderr", "greet stderr")
+		assert.Equal(t, `{"greeted":"Ada"}`, string(obs[1].Return), "greet return value")
+		out := obs[2].Stdout
+		assert.Contains(t, out, "one two three", "shell output: want the file written earlier")
+		assert.Contains(t, out, "10001", "shell output: want uid 10001")
+		assert.Contains(t, out, "/workspace", "shell output: want the working directory")
+		if assert.NotNil(t, obs[2].ExitCode, "exit code") {
+			assert.Equal(t, 0, *obs[2].ExitCode, "exit code")
 		}
-		if out := obs[2].Stdout; !strings.Contains(out, "one two three") || !strings.Contains(out, "10001") || !strings.Contains(out, "/workspace") {
-			t.Errorf("got shell output %q, want the file written earlier, uid 10001 and /workspace", out)
-		}
-		if obs[2].ExitCode == nil || *obs[2].ExitCode != 0 {
-			t.Errorf("got exit code %v, want 0", obs[2].ExitCode)
-		}
-		if string(obs[3].Return) != "42" {
-			t.Errorf("got add return %s, want 42", obs[3].Return)
-		}
+		assert.Equal(t, "42", string(obs[3].Return), "add return")
 	})
 
 	t.Run("the sandbox describes its built-in and user tools", func(t *testing.T) {
 		descs, err := sb.Tools(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		byName := map[string]schemas.ToolDescription{}
 		for _, d := range descs {
 			byName[d.Name] = d
@@ -94,45 +87,36 @@ func TestFirstLight(t *testing.T) {
 			"first_tools.greet": "python", "first_tools.add": "python",
 		} {
 			d, ok := byName[name]
-			if !ok || d.Source != source || d.Description == "" || !json.Valid(d.Parameters) {
-				t.Errorf("%s: got %+v, want a %s tool with a description and a parameters schema", name, d, source)
+			if !assert.True(t, ok, "%s: want it described", name) {
+				continue
 			}
+			assert.Equal(t, source, d.Source, name)
+			assert.NotEmpty(t, d.Description, name)
+			assert.True(t, json.Valid(d.Parameters), "%s: want a parameters schema", name)
 		}
-		if p := string(byName["first_tools.add"].Parameters); !strings.Contains(p, `"integer"`) || !strings.Contains(p, `"required"`) {
-			t.Errorf("got parameters %s, want integer a and b required (from the signature)", p)
-		}
+		p := string(byName["first_tools.add"].Parameters)
+		assert.Contains(t, p, `"integer"`, "parameters, want integer a and b required (from the signature)")
+		assert.Contains(t, p, `"required"`, "parameters, want integer a and b required (from the signature)")
 	})
 
 	t.Run("async batch through a future", func(t *testing.T) {
 		f, err := sb.SendActionsAsync(ctx, schemas.Actions{
 			{Tool: "terminal_tools.run", Args: json.RawMessage(`{"command": "sleep 1; echo later"}`)},
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, done, _ := f.Poll(); done {
-			t.Fatal("got a finished future at once, want it pending while the command sleeps")
-		}
+		require.NoError(t, err)
+		_, done, _ := f.Poll()
+		require.False(t, done, "future finished at once, want it pending while the command sleeps")
 		obs, err := f.Wait(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(obs) != 1 || !strings.Contains(obs[0].Stdout, "later") {
-			t.Fatalf("got %+v, want the command's output", obs)
-		}
+		require.NoError(t, err)
+		require.Len(t, obs, 1, "want the command's output")
+		require.Contains(t, obs[0].Stdout, "later", "%+v, want the command's output", obs)
 		// The observations are in the audit stream under the batch id.
 		js, _ := jetstream.New(env.nc)
 		stream, err := js.Stream(ctx, schemas.EventStream)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		m, err := stream.GetLastMsgForSubject(ctx, schemas.ObservationSubject(sb.ID(), f.BatchID()))
-		if err != nil {
-			t.Fatalf("observations of batch %s not in %s: %v", f.BatchID(), schemas.EventStream, err)
-		}
-		if !strings.Contains(string(m.Data), "later") {
-			t.Fatalf("got audit record %s, want the observations", m.Data)
-		}
+		require.NoError(t, err, "observations of batch %s not in %s", f.BatchID(), schemas.EventStream)
+		require.Contains(t, string(m.Data), "later", "audit record: want the observations")
 	})
 
 	t.Run("bad input is answered clearly and the sandbox keeps working", func(t *testing.T) {
@@ -144,84 +128,58 @@ func TestFirstLight(t *testing.T) {
 		}`)
 		want := []schemas.ErrorCode{schemas.CodeUnknownTool, schemas.CodeInvalidArgs, schemas.CodeInvalidArgs, schemas.CodeUnknownTool}
 		for i, code := range want {
-			if obs[i].Error == nil || obs[i].Error.Code != code {
-				t.Errorf("observation %d (%s): got %+v, want code %s", i, obs[i].Tool, obs[i].Error, code)
+			if assert.NotNil(t, obs[i].Error, "observation %d (%s)", i, obs[i].Tool) {
+				assert.Equal(t, code, obs[i].Error.Code, "observation %d (%s)", i, obs[i].Tool)
 			}
 		}
 		// Malformed JSON, straight to the executor (the SDK would refuse it).
 		reply, err := env.nc.Request(schemas.ActionsSubject(sb.ID()), []byte(`{"terminal_tools.run": `), 10*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var res schemas.BatchResult
-		if err := json.Unmarshal(reply.Data, &res); err != nil || res.Error == nil || res.Error.Code != schemas.CodeBadRequest {
-			t.Fatalf("got %s, want a bad_request batch error", reply.Data)
-		}
-		if _, err := sb.SendActionsJSON(ctx, []byte(`[1,2`)); !errors.Is(err, sdk.ErrBadRequest) {
-			t.Fatalf("got %v, want ErrBadRequest from the SDK", err)
-		}
+		require.NoError(t, json.Unmarshal(reply.Data, &res), "reply %s", reply.Data)
+		require.NotNil(t, res.Error, "reply %s, want a bad_request batch error", reply.Data)
+		require.Equal(t, schemas.CodeBadRequest, res.Error.Code, "reply %s", reply.Data)
+		_, err = sb.SendActionsJSON(ctx, []byte(`[1,2`))
+		require.ErrorIs(t, err, sdk.ErrBadRequest, "from the SDK")
 		obs = send(t, sb, `{"first_tools.add": {"args": {"a": 1, "b": 1}}}`)
 		mustOK(t, obs[0])
-		if string(obs[0].Return) != "2" {
-			t.Fatalf("got %s, want 2: the sandbox must keep working", obs[0].Return)
-		}
+		require.Equal(t, "2", string(obs[0].Return), "the sandbox must keep working")
 	})
 
 	t.Run("a second sandbox with the same tool set reuses the image", func(t *testing.T) {
 		sb2, err := group.CreateSandbox(ctx, "it-first-2", sdk.SandboxOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		st2 := sb2.Status()
-		if !st2.ImageReused || st2.Image != st.Image {
-			t.Fatalf("got image %s reused=%t, want %s reused", st2.Image, st2.ImageReused, st.Image)
-		}
-		if err := sb2.End(ctx); err != nil {
-			t.Fatal(err)
-		}
+		require.True(t, st2.ImageReused, "want the image reused")
+		require.Equal(t, st.Image, st2.Image, "want the image reused")
+		require.NoError(t, sb2.End(ctx))
 	})
 
 	t.Run("the NATS CLI injects a batch by hand", func(t *testing.T) {
 		natsCLI, err := exec.LookPath("nats")
 		if err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatal("the nats CLI is not on PATH; build/scripts/test.sh installs it")
-			}
+			require.Empty(t, os.Getenv("CI"), "the nats CLI is not on PATH; build/scripts/test.sh installs it")
 			t.Skip("the nats CLI is not on PATH; build/scripts/test.sh installs it")
 		}
 		out, err := exec.CommandContext(ctx, natsCLI, "--server", env.url, "--creds", credsFile(t, auth.RoleClient), "request", "--timeout", "20s",
 			schemas.ActionsSubject(sb.ID()), `{"terminal_tools.run": {"description": "by hand", "args": {"command": "echo injected"}}}`).CombinedOutput()
-		if err != nil {
-			t.Fatalf("nats request: %v\n%s", err, out)
-		}
-		if !strings.Contains(string(out), `"stdout":"injected`) {
-			t.Fatalf("got %s, want the observation printed", out)
-		}
+		require.NoError(t, err, "nats request: %s", out)
+		require.Contains(t, string(out), `"stdout":"injected`, "want the observation printed")
 	})
 
 	t.Run("wrong lifecycle calls get typed errors", func(t *testing.T) {
-		if _, err := group.CreateSandbox(ctx, "it-first-1", sdk.SandboxOptions{}); !errors.Is(err, sdk.ErrAlreadyExists) {
-			t.Errorf("create a taken id: got %v, want ErrAlreadyExists", err)
-		}
-		if err := group.Attach("it-no-such").Start(ctx); !errors.Is(err, sdk.ErrNotFound) {
-			t.Errorf("start a missing sandbox: got %v, want ErrNotFound", err)
-		}
-		if _, err := group.CreateSandbox(ctx, "bad id!", sdk.SandboxOptions{}); !errors.Is(err, sdk.ErrBadRequest) {
-			t.Errorf("create a bad id: got %v, want ErrBadRequest", err)
-		}
+		_, err := group.CreateSandbox(ctx, "it-first-1", sdk.SandboxOptions{})
+		assert.ErrorIs(t, err, sdk.ErrAlreadyExists, "create a taken id")
+		assert.ErrorIs(t, group.Attach("it-no-such").Start(ctx), sdk.ErrNotFound, "start a missing sandbox")
+		_, err = group.CreateSandbox(ctx, "bad id!", sdk.SandboxOptions{})
+		assert.ErrorIs(t, err, sdk.ErrBadRequest, "create a bad id")
 	})
 
 	t.Run("end removes the sandbox and its container", func(t *testing.T) {
-		if err := sb.End(ctx); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, sb.End(ctx))
 		_, err := sb.SendActions(ctx2s(t), schemas.Actions{{Tool: "terminal_tools.run", Args: json.RawMessage(`{"command":"true"}`)}})
-		if !errors.Is(err, sdk.ErrNotFound) {
-			t.Fatalf("send to an ended sandbox: got %v, want ErrNotFound", err)
-		}
-		if n := groupContainers(t, "it-first"); n != 0 {
-			t.Fatalf("got %d containers left for the group, want 0", n)
-		}
+		require.ErrorIs(t, err, sdk.ErrNotFound, "send to an ended sandbox")
+		require.Equal(t, 0, groupContainers(t, "it-first"), "containers left for the group")
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
@@ -20,20 +21,14 @@ import (
 func newGroup(t *testing.T, cfg sdk.GroupConfig) *sdk.SandboxGroup {
 	t.Helper()
 	g, err := sdk.NewSandboxGroup(cfg, sdk.WithConn(env.nc), sdk.WithCommandTimeout(5*time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, g.Start(t.Context()))
 	t.Cleanup(func() {
 		// A test may have ended the group itself.
-		if err := g.End(context.Background()); err != nil && !errors.Is(err, sdk.ErrNotFound) {
-			t.Errorf("end group %s: %v", cfg.ID, err)
+		if err := g.End(context.Background()); !errors.Is(err, sdk.ErrNotFound) {
+			assert.NoError(t, err, "end group %s", cfg.ID)
 		}
-		if n := groupContainers(t, cfg.ID); n != 0 {
-			t.Errorf("got %d containers left after ending group %s, want 0", n, cfg.ID)
-		}
+		assert.Equal(t, 0, groupContainers(t, cfg.ID), "containers left after ending group %s", cfg.ID)
 	})
 	return g
 }
@@ -42,12 +37,8 @@ func newGroup(t *testing.T, cfg sdk.GroupConfig) *sdk.SandboxGroup {
 func startSandbox(t *testing.T, g *sdk.SandboxGroup, id string, opts sdk.SandboxOptions) *sdk.Sandbox {
 	t.Helper()
 	sb, err := g.CreateSandbox(t.Context(), id, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, sb.Start(t.Context()))
 	return sb
 }
 
@@ -55,9 +46,7 @@ func startSandbox(t *testing.T, g *sdk.SandboxGroup, id string, opts sdk.Sandbox
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	return p
 }
 
@@ -65,27 +54,21 @@ func writeFile(t *testing.T, name, content string) string {
 func send(t *testing.T, sb *sdk.Sandbox, payload string) []schemas.Observation {
 	t.Helper()
 	obs, err := sb.SendActionsJSON(t.Context(), []byte(payload))
-	if err != nil {
-		t.Fatalf("send %s: %v", payload, err)
-	}
+	require.NoError(t, err, "send %s", payload)
 	return obs
 }
 
 // mustOK fails unless the observation has no error.
 func mustOK(t *testing.T, o schemas.Observation) {
 	t.Helper()
-	if o.Error != nil {
-		t.Fatalf("%s: got error %s: %s (stdout %q, stderr %q), want none", o.Tool, o.Error.Code, o.Error.Message, o.Stdout, o.Stderr)
-	}
+	require.Nil(t, o.Error, "%s: stdout %q, stderr %q", o.Tool, o.Stdout, o.Stderr)
 }
 
 // groupContainers lists the containers carrying the group's label.
 func groupContainers(t *testing.T, group string) int {
 	t.Helper()
 	left, err := env.docker.List(context.Background(), orchestrator.LabelGroup+"="+group)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return len(left)
 }
 

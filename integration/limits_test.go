@@ -11,7 +11,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/disks"
@@ -35,68 +38,50 @@ func TestDiskLimit(t *testing.T) {
 	filler, neighbour := group.Sandbox("it-disk-filler"), group.Sandbox("it-disk-neighbour")
 
 	t.Run("the limit is resolved and recorded", func(t *testing.T) {
-		if got := filler.Status().Resources.DiskBytes; got != 32<<20 {
-			t.Fatalf("got %d disk bytes, want %d", got, 32<<20)
-		}
-		if filler.Status().DiskDevice == "" {
-			t.Fatal("got no disk device in the status, want the loop device of the workspace")
-		}
+		require.Equal(t, int64(32<<20), filler.Status().Resources.DiskBytes, "disk bytes")
+		require.NotEmpty(t, filler.Status().DiskDevice, "disk device in the status: want the loop device of the workspace")
 	})
 
 	t.Run("a relative disk resolves against the disks' file system", func(t *testing.T) {
 		capacity, err := (&disks.Pool{Dir: env.disks}).Capacity()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		sb, err := group.CreateSandbox(ctx, "it-disk-relative", sdk.SandboxOptions{ComputeResources: &schemas.ComputeResources{Disk: "0.5%"}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer sb.End(ctx)
-		if got, want := sb.Status().Resources.DiskBytes, int64(math.Round(float64(capacity)*0.005)); got != want {
-			t.Fatalf("got %d disk bytes, want 0.5%% of %d = %d", got, capacity, want)
-		}
+		require.Equal(t, int64(math.Round(float64(capacity)*0.005)), sb.Status().Resources.DiskBytes, "disk bytes, want 0.5%% of %d", capacity)
 	})
 
 	t.Run("a disk filler hits its limit with ENOSPC", func(t *testing.T) {
 		obs := send(t, filler, `{"terminal_tools.run": {"args": {"command": "head -c 64M /dev/zero > /workspace/fill; echo size=$(stat -c %s /workspace/fill)", "timeout_seconds": 60}}}`)
 		out := obs[0].Stdout
-		if !strings.Contains(out, "No space left on device") || obs[0].ExitCode == nil || *obs[0].ExitCode != 0 {
-			t.Fatalf("got %q, want dd to stop with ENOSPC", out)
-		}
+		require.Contains(t, out, "No space left on device", "want dd to stop with ENOSPC")
+		require.NotNil(t, obs[0].ExitCode, "%q, want dd to stop with ENOSPC", out)
+		require.Equal(t, 0, *obs[0].ExitCode, "%q, want dd to stop with ENOSPC", out)
 		var size int64
-		if _, err := fmt.Sscanf(out[strings.LastIndex(out, "size="):], "size=%d", &size); err != nil || size > 32<<20 || size < 30<<20 {
-			t.Fatalf("got %q, want a file of nearly but not more than 32 MiB", out)
-		}
-		if !hasLimitHit(obs[0], schemas.LimitDisk) {
-			t.Errorf("got limits hit %+v after %q, want the full disk reported", obs[0].LimitsHit, out)
-		}
+		_, err := fmt.Sscanf(out[strings.LastIndex(out, "size="):], "size=%d", &size)
+		require.NoError(t, err, "output %q", out)
+		require.GreaterOrEqual(t, size, int64(30<<20), "file size, want nearly but not more than 32 MiB")
+		require.LessOrEqual(t, size, int64(32<<20), "file size, want nearly but not more than 32 MiB")
+		assert.True(t, hasLimitHit(obs[0], schemas.LimitDisk), "limits hit %+v after %q, want the full disk reported", obs[0].LimitsHit, out)
 		u, err := filler.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if u.DiskBytes < 30<<20 || u.DiskBytes > 32<<20 || u.Limits.DiskBytes != 32<<20 {
-			t.Fatalf("got disk use %d of limit %d, want nearly 32 MiB of 32 MiB", u.DiskBytes, u.Limits.DiskBytes)
-		}
+		require.NoError(t, err)
+		require.Equal(t, int64(32<<20), u.Limits.DiskBytes, "disk limit")
+		require.GreaterOrEqual(t, u.DiskBytes, int64(30<<20), "disk use, want nearly 32 MiB")
+		require.LessOrEqual(t, u.DiskBytes, int64(32<<20), "disk use, want nearly 32 MiB")
 		obs = send(t, filler, `{"filesystem_tools.write_file": {"args": {"path": "more.txt", "content": "more"}}}`)
-		if obs[0].Error == nil || !strings.Contains(obs[0].Error.Message, "no space left on device") {
-			t.Fatalf("got %+v, want the write refused for space", obs[0])
-		}
+		require.NotNil(t, obs[0].Error, "%+v, want the write refused for space", obs[0])
+		require.Contains(t, obs[0].Error.Message, "no space left on device")
 	})
 
 	t.Run("nothing outside the workspace is writable", func(t *testing.T) {
 		obs := send(t, filler, `{"terminal_tools.run": {"args": {"command": "for p in / /etc /usr/local /home /var; do touch $p/x 2>&1; done; true"}}}`)
-		if got := strings.Count(obs[0].Stdout, "Read-only file system"); got != 5 {
-			t.Fatalf("got %q, want each of 5 writes refused as read-only", obs[0].Stdout)
-		}
+		require.Equal(t, 5, strings.Count(obs[0].Stdout, "Read-only file system"), "%q, want each of 5 writes refused as read-only", obs[0].Stdout)
 	})
 
 	t.Run("the neighbour is not harmed", func(t *testing.T) {
 		obs := send(t, neighbour, `{"terminal_tools.run": {"args": {"command": "dd if=/dev/zero of=/workspace/f bs=1M count=16 status=none && echo wrote"}}}`)
 		mustOK(t, obs[0])
-		if !strings.Contains(obs[0].Stdout, "wrote") {
-			t.Fatalf("got %+v, want 16 MiB written next to a full neighbour", obs[0])
-		}
+		require.Contains(t, obs[0].Stdout, "wrote", "want 16 MiB written next to a full neighbour")
 	})
 
 	t.Run("freeing space lets the sandbox write again", func(t *testing.T) {
@@ -123,37 +108,27 @@ func TestOOMPolicies(t *testing.T) {
 		sb := startSandbox(t, group, "it-oom-continue", sdk.SandboxOptions{})
 		events := subscribeEvents(t, sb.ID())
 		obs := send(t, sb, fmt.Sprintf(`{"terminal_tools.run": {"args": {"command": %q, "timeout_seconds": 60}}}`, hog))
-		if obs[0].ExitCode == nil || *obs[0].ExitCode != 137 {
-			t.Fatalf("got %+v, want the hog killed (exit 137)", obs[0])
-		}
-		if !hasLimitHit(obs[0], schemas.LimitMemory) {
-			t.Errorf("got limits hit %+v, want the OOM kill in the hog's observation", obs[0].LimitsHit)
-		}
+		require.NotNil(t, obs[0].ExitCode, "%+v, want the hog killed (exit 137)", obs[0])
+		require.Equal(t, 137, *obs[0].ExitCode, "%+v, want the hog killed", obs[0])
+		assert.True(t, hasLimitHit(obs[0], schemas.LimitMemory), "limits hit %+v, want the OOM kill in the hog's observation", obs[0].LimitsHit)
 		answered := time.Now()
 		ev := waitEvent(t, events, schemas.EventOOMKilled)
 		t.Logf("oom_killed event %s after the hog's observation", time.Since(answered).Round(time.Millisecond))
 		// The events stream keeps it, and the observation with the report.
 		js, err := jetstream.New(env.nc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		stream, err := js.Stream(ctx, schemas.EventStream)
-		if err != nil {
-			t.Fatal(err)
+		require.NoError(t, err)
+		if m, err := stream.GetLastMsgForSubject(ctx, schemas.SandboxEventSubject(sb.ID())); assert.NoError(t, err) {
+			assert.Contains(t, string(m.Data), `"kind":"oom_killed"`, "want the oom_killed event in %s", schemas.EventStream)
 		}
-		if m, err := stream.GetLastMsgForSubject(ctx, schemas.SandboxEventSubject(sb.ID())); err != nil || !strings.Contains(string(m.Data), `"kind":"oom_killed"`) {
-			t.Errorf("got %v (err %v), want the oom_killed event in %s", m, err, schemas.EventStream)
+		if m, err := stream.GetLastMsgForSubject(ctx, "sandox.obs."+sb.ID()+".*"); assert.NoError(t, err) {
+			assert.Contains(t, string(m.Data), `"resource":"memory"`, "want the observation with the OOM report in %s", schemas.EventStream)
 		}
-		if m, err := stream.GetLastMsgForSubject(ctx, "sandox.obs."+sb.ID()+".*"); err != nil || !strings.Contains(string(m.Data), `"resource":"memory"`) {
-			t.Errorf("got %v (err %v), want the observation with the OOM report in %s", m, err, schemas.EventStream)
-		}
-		if !strings.Contains(ev.Message, "128.0 MiB") {
-			t.Errorf("got event %q, want it to name the 128 MiB limit", ev.Message)
-		}
+		assert.Contains(t, ev.Message, "128.0 MiB", "event: want it to name the 128 MiB limit")
 		st := waitStatus(t, sb, func(st schemas.SandboxStatus) bool { return st.OOMKills >= 1 })
-		if st.State != schemas.StateRunning || st.Restarts != 0 {
-			t.Fatalf("got %+v, want still running, never restarted", st)
-		}
+		require.Equal(t, schemas.StateRunning, st.State, "%+v, want still running, never restarted", st)
+		require.Zero(t, st.Restarts, "%+v, want never restarted", st)
 		mustOK(t, send(t, sb, `{"terminal_tools.run": {"args": {"command": "echo alive"}}}`)[0])
 	})
 
@@ -170,24 +145,18 @@ func TestOOMPolicies(t *testing.T) {
 		killed := waitEvent(t, events, schemas.EventOOMKilled)
 		st := waitStatus(t, sb, func(st schemas.SandboxStatus) bool { return st.Restarts >= 1 && st.State == schemas.StateRunning })
 		t.Logf("restarted and answering %s after the OOM kill", st.UpdatedAt.Sub(killed.Time).Round(time.Millisecond))
-		if st.OOMKills < 1 {
-			t.Errorf("got %d OOM kills recorded, want at least 1", st.OOMKills)
-		}
+		assert.GreaterOrEqual(t, st.OOMKills, int64(1), "OOM kills recorded, want at least 1")
 		obs = send(t, sb, `[
 			{"tool": "terminal_tools.run", "args": {"command": "echo mark=$MARK"}},
 			{"tool": "filesystem_tools.read_file", "args": {"path": "kept.txt"}}
 		]`)
 		mustOK(t, obs[0])
-		if !hasLimitHit(obs[0], schemas.LimitMemory) || !strings.Contains(obs[0].LimitsHit[0].Message, "restarted") {
-			t.Errorf("got limits hit %+v, want the restart reported in the next observation", obs[0].LimitsHit)
+		if assert.True(t, hasLimitHit(obs[0], schemas.LimitMemory), "limits hit %+v, want the restart reported in the next observation", obs[0].LimitsHit) {
+			assert.Contains(t, obs[0].LimitsHit[0].Message, "restarted")
 		}
-		if strings.Contains(obs[0].Stdout, "before") {
-			t.Errorf("got %q, want a fresh shell after the restart", obs[0].Stdout)
-		}
+		assert.NotContains(t, obs[0].Stdout, "before", "want a fresh shell after the restart")
 		mustOK(t, obs[1])
-		if !strings.Contains(obs[1].Stdout, "kept") {
-			t.Errorf("got %+v, want the workspace kept across the restart", obs[1])
-		}
+		assert.Contains(t, obs[1].Stdout, "kept", "want the workspace kept across the restart")
 	})
 
 	t.Run("fail: the sandbox is stopped and marked failed", func(t *testing.T) {
@@ -196,13 +165,9 @@ func TestOOMPolicies(t *testing.T) {
 		})
 		mustOK(t, send(t, sb, fmt.Sprintf(`{"terminal_tools.run": {"args": {"command": "(sleep 1; %s) > /dev/null 2>&1 &"}}}`, hog))[0])
 		st := waitStatus(t, sb, func(st schemas.SandboxStatus) bool { return st.State == schemas.StateFailed })
-		if !strings.Contains(st.Reason, "out of memory") {
-			t.Fatalf("got reason %q, want it to say out of memory", st.Reason)
-		}
+		require.Contains(t, st.Reason, "out of memory", "reason")
 		_, err := sb.SendActionsJSON(ctx, []byte(`{"terminal_tools.run": {"args": {"command": "echo hi"}}}`))
-		if !errors.Is(err, sdk.ErrSandboxGone) && !errors.Is(err, sdk.ErrTimeout) {
-			t.Fatalf("got %v, want the failed sandbox to refuse actions", err)
-		}
+		require.True(t, errors.Is(err, sdk.ErrSandboxGone) || errors.Is(err, sdk.ErrTimeout), "got %v, want the failed sandbox to refuse actions", err)
 	})
 }
 
@@ -220,9 +185,7 @@ func subscribeEvents(t *testing.T, sandboxID string) chan *nats.Msg {
 	t.Helper()
 	ch := make(chan *nats.Msg, 64)
 	sub, err := env.nc.ChanSubscribe(schemas.SandboxEventSubject(sandboxID), ch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { _ = sub.Unsubscribe() })
 	return ch
 }
@@ -235,9 +198,7 @@ func waitEvent(t *testing.T, ch chan *nats.Msg, kind schemas.EventKind) schemas.
 		select {
 		case m := <-ch:
 			var ev schemas.Event
-			if err := json.Unmarshal(m.Data, &ev); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, json.Unmarshal(m.Data, &ev))
 			if ev.Kind == kind {
 				return ev
 			}
@@ -250,15 +211,11 @@ func waitEvent(t *testing.T, ch chan *nats.Msg, kind schemas.EventKind) schemas.
 // waitStatus polls the sandbox's recorded state until ok, or fails after 60 s.
 func waitStatus(t *testing.T, sb *sdk.Sandbox, ok func(schemas.SandboxStatus) bool) schemas.SandboxStatus {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		st, err := sb.Refresh(t.Context())
-		if err == nil && ok(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got status %+v (err %v) after 60 s, want the awaited change", st, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	var st schemas.SandboxStatus
+	poll.Until(t, 60*time.Second, "the awaited change of the sandbox status", func() bool {
+		var err error
+		st, err = sb.Refresh(t.Context())
+		return err == nil && ok(st)
+	})
+	return st
 }

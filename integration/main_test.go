@@ -155,7 +155,7 @@ func setup(ctx context.Context) (func() error, error) {
 	}
 	ocfg.CredsDir = credsDir
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	w, err := orchestrator.NewWorker(ctx, control, d, ocfg, log)
+	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(d), ocfg, log)
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,11 @@ package integration
 import (
 	"encoding/base64"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/stretchr/testify/require"
 )
 
 // TestTerminalTools runs the terminal tools in a real sandbox container.
@@ -26,37 +26,35 @@ func TestTerminalTools(t *testing.T) {
 		for _, o := range obs {
 			mustOK(t, o)
 		}
-		if got := obs[2].Stdout; !strings.Contains(got, "/workspace/proj/sub") || !strings.Contains(got, "hi") || !strings.Contains(got, "QUIET") {
-			t.Fatalf("got %q, want the cwd, the variable and the function to persist", got)
-		}
-		if !strings.Contains(obs[4].Stdout, "relative to the shell's cwd") {
-			t.Fatalf("got %q, want the file written relative to the shell's cwd", obs[4].Stdout)
-		}
+		got := obs[2].Stdout
+		require.Contains(t, got, "/workspace/proj/sub", "want the cwd, the variable and the function to persist")
+		require.Contains(t, got, "hi", "want the cwd, the variable and the function to persist")
+		require.Contains(t, got, "QUIET", "want the cwd, the variable and the function to persist")
+		require.Contains(t, obs[4].Stdout, "relative to the shell's cwd", "want the file written relative to the shell's cwd")
 		obs = send(t, sb, `{"terminal_tools.change_directory": {"args": {"path": "/workspace"}}, "terminal_tools.run": {"args": {"command": "exit_code_test() { return 3; }; exit_code_test"}}}`)
-		if e := obs[1].ExitCode; e == nil || *e != 3 {
-			t.Fatalf("got exit code %v, want 3", e)
-		}
+		e := obs[1].ExitCode
+		require.NotNil(t, e, "exit code, want 3")
+		require.Equal(t, 3, *e, "exit code")
 	})
 
 	t.Run("a long command returns still running, then its output and exit code", func(t *testing.T) {
 		obs := send(t, sb, `{"terminal_tools.run": {"args": {"command": "for i in $(seq 1 30); do echo tick $i; sleep 1; done; exit 7", "timeout_seconds": 2}}}`)
-		if !obs[0].TerminalStillRunning || obs[0].ExitCode != nil || !strings.Contains(obs[0].Stdout, "tick 1") {
-			t.Fatalf("got %+v, want terminal_still_running with the first ticks", obs[0])
-		}
+		require.True(t, obs[0].TerminalStillRunning, "%+v, want terminal_still_running", obs[0])
+		require.Nil(t, obs[0].ExitCode, "exit code while running")
+		require.Contains(t, obs[0].Stdout, "tick 1", "want the first ticks")
 		obs = send(t, sb, `{"terminal_tools.read_output": {"args": {"wait_seconds": 2}}}`)
 		mustOK(t, obs[0])
-		if !obs[0].TerminalStillRunning || !strings.Contains(obs[0].Stdout, "tick") || strings.Contains(obs[0].Stdout, "tick 1\n") {
-			t.Fatalf("got %+v, want only new ticks while it still runs", obs[0])
-		}
+		require.True(t, obs[0].TerminalStillRunning, "%+v, want it still running", obs[0])
+		require.Contains(t, obs[0].Stdout, "tick", "want new ticks")
+		require.NotContains(t, obs[0].Stdout, "tick 1\n", "want only new ticks")
 		busy := send(t, sb, `{"terminal_tools.run": {"args": {"command": "echo no"}}}`)
-		if busy[0].Error == nil {
-			t.Fatalf("got %+v, want run refused while a command runs", busy[0])
-		}
+		require.NotNil(t, busy[0].Error, "%+v, want run refused while a command runs", busy[0])
 		obs = send(t, sb, `{"terminal_tools.wait": {"args": {"timeout_seconds": 60}}}`)
 		mustOK(t, obs[0])
-		if obs[0].TerminalStillRunning || obs[0].ExitCode == nil || *obs[0].ExitCode != 7 || !strings.Contains(obs[0].Stdout, "tick 30") {
-			t.Fatalf("got %+v, want the last ticks and exit code 7", obs[0])
-		}
+		require.False(t, obs[0].TerminalStillRunning, "%+v, want it finished", obs[0])
+		require.NotNil(t, obs[0].ExitCode, "%+v, want exit code 7", obs[0])
+		require.Equal(t, 7, *obs[0].ExitCode, "exit code")
+		require.Contains(t, obs[0].Stdout, "tick 30", "want the last ticks")
 	})
 
 	t.Run("Ctrl-C stops a running program", func(t *testing.T) {
@@ -65,14 +63,10 @@ func TestTerminalTools(t *testing.T) {
 			{"tool": "terminal_tools.send_keys", "args": {"keys": ["Ctrl-C"], "wait_seconds": 5}},
 			{"tool": "terminal_tools.run", "args": {"command": "echo back"}}
 		]`)
-		if !obs[0].TerminalStillRunning {
-			t.Fatalf("got %+v, want sleep still running", obs[0])
-		}
+		require.True(t, obs[0].TerminalStillRunning, "%+v, want sleep still running", obs[0])
 		mustOK(t, obs[1])
 		mustOK(t, obs[2])
-		if !strings.Contains(obs[2].Stdout, "back") {
-			t.Fatalf("got %q, want the session usable after Ctrl-C", obs[2].Stdout)
-		}
+		require.Contains(t, obs[2].Stdout, "back", "want the session usable after Ctrl-C")
 	})
 
 	t.Run("interactive input to a program that prompts", func(t *testing.T) {
@@ -80,13 +74,10 @@ func TestTerminalTools(t *testing.T) {
 			{"tool": "terminal_tools.run", "args": {"command": "read -p 'name? ' n; echo hello $n", "timeout_seconds": 1}},
 			{"tool": "terminal_tools.send_input", "args": {"text": "Ada", "enter": true, "wait_seconds": 5}}
 		]`)
-		if !obs[0].TerminalStillRunning || !strings.Contains(obs[0].Stdout, "name?") {
-			t.Fatalf("got %+v, want the prompt while it waits", obs[0])
-		}
+		require.True(t, obs[0].TerminalStillRunning, "%+v, want it waiting for input", obs[0])
+		require.Contains(t, obs[0].Stdout, "name?", "want the prompt while it waits")
 		mustOK(t, obs[1])
-		if !strings.Contains(obs[1].Stdout, "hello Ada") {
-			t.Fatalf("got %q, want the answer", obs[1].Stdout)
-		}
+		require.Contains(t, obs[1].Stdout, "hello Ada", "want the answer")
 	})
 
 	t.Run("a background server survives and answers later", func(t *testing.T) {
@@ -98,9 +89,8 @@ func TestTerminalTools(t *testing.T) {
 		for _, o := range obs {
 			mustOK(t, o)
 		}
-		if !strings.Contains(obs[1].Stdout, "served") || !strings.Contains(obs[2].Stdout, "the shell is free") {
-			t.Fatalf("got %q / %q, want the server's page and a free shell", obs[1].Stdout, obs[2].Stdout)
-		}
+		require.Contains(t, obs[1].Stdout, "served", "want the server's page")
+		require.Contains(t, obs[2].Stdout, "the shell is free", "want a free shell")
 	})
 
 	t.Run("named sessions are independent", func(t *testing.T) {
@@ -109,9 +99,8 @@ func TestTerminalTools(t *testing.T) {
 			{"tool": "terminal_tools.run", "args": {"command": "echo \"$PWD ${WHO:-none}\""}},
 			{"tool": "terminal_tools.run", "args": {"session": "other", "command": "echo \"$PWD $WHO\""}}
 		]`)
-		if !strings.Contains(obs[1].Stdout, "/workspace none") || !strings.Contains(obs[2].Stdout, "/tmp other") {
-			t.Fatalf("got %q and %q, want separate state", obs[1].Stdout, obs[2].Stdout)
-		}
+		require.Contains(t, obs[1].Stdout, "/workspace none", "want separate state")
+		require.Contains(t, obs[2].Stdout, "/tmp other", "want separate state")
 	})
 
 	t.Run("uv: project, package from a local wheel directory, uv run", func(t *testing.T) {
@@ -126,16 +115,15 @@ func TestTerminalTools(t *testing.T) {
 			{"tool": "terminal_tools.run_python", "args": {"script_path": "/workspace/app/use_it.py"}}
 		]`, name, base64.StdEncoding.EncodeToString(wheel)))
 		for i, o := range obs[:6] {
-			if o.Error != nil || (o.ExitCode != nil && *o.ExitCode != 0) {
-				t.Fatalf("action %d (%s): got %+v, want success", i, o.Tool, o)
+			require.Nil(t, o.Error, "action %d (%s): %+v", i, o.Tool, o)
+			if o.ExitCode != nil {
+				require.Equal(t, 0, *o.ExitCode, "action %d (%s): %+v", i, o.Tool, o)
 			}
 		}
-		if !strings.Contains(obs[5].Stdout, "hello from sandox_demo_pkg") {
-			t.Fatalf("got %q, want the package's output through uv run", obs[5].Stdout)
-		}
+		require.Contains(t, obs[5].Stdout, "hello from sandox_demo_pkg", "want the package's output through uv run")
 		// Plain python3 has no such package: the script fails, its error is captured.
-		if obs[6].ExitCode == nil || *obs[6].ExitCode == 0 || !strings.Contains(obs[6].Stdout, "ModuleNotFoundError") {
-			t.Fatalf("got %+v, want python3 to fail with ModuleNotFoundError outside the uv env", obs[6])
-		}
+		require.NotNil(t, obs[6].ExitCode, "%+v, want python3 to fail outside the uv env", obs[6])
+		require.NotEqual(t, 0, *obs[6].ExitCode, "%+v, want python3 to fail outside the uv env", obs[6])
+		require.Contains(t, obs[6].Stdout, "ModuleNotFoundError")
 	})
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
 )
@@ -113,7 +114,7 @@ func TestTLSRemoteClient(t *testing.T) {
 	ocfg := orchestrator.DefaultConfig()
 	ocfg.Worker, ocfg.Network, ocfg.NATSSocket = "it-tls-worker", env.network, sock
 	ocfg.DisksDir, ocfg.CredsDir = "", t.TempDir()
-	w, err := orchestrator.NewWorker(t.Context(), wnc, env.docker, ocfg, slog.New(slog.DiscardHandler))
+	w, err := orchestrator.NewWorker(t.Context(), wnc, docker.NewRuntime(env.docker), ocfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	wctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

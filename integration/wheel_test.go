@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // makeWheel builds a minimal pure-Python wheel (a real one: uv installs it)
@@ -24,21 +26,15 @@ func makeWheel(t *testing.T, name, version string) (filename string, data []byte
 	var record bytes.Buffer
 	for _, f := range files {
 		w, err := zw.Create(f.path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		w.Write([]byte(f.body))
 		sum := sha256.Sum256([]byte(f.body))
 		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f.path, base64.RawURLEncoding.EncodeToString(sum[:]), len(f.body))
 	}
 	fmt.Fprintf(&record, "%s/RECORD,,\n", dist)
 	w, err := zw.Create(dist + "/RECORD")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	w.Write(record.Bytes())
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, zw.Close())
 	return fmt.Sprintf("%s-%s-py3-none-any.whl", name, version), buf.Bytes()
 }

@@ -48,7 +48,7 @@ func ParseActions(data []byte) (Actions, error) {
 	if err := json.Unmarshal(data, &a); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return nil, fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrMalformedActions, syn.Offset, syn)
+			return nil, fmt.Errorf("%w: invalid JSON at byte %d: %w", ErrMalformedActions, syn.Offset, syn)
 		}
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func actionFromBody(key string, raw json.RawMessage) (Action, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
-		return Action{}, fmt.Errorf("%w: action %q: %v", ErrMalformedActions, key, err)
+		return Action{}, fmt.Errorf("%w: action %q: %w", ErrMalformedActions, key, err)
 	}
 	act := Action{Tool: key, Description: body.Description, Args: body.Args}
 	return act, act.check()
@@ -150,7 +150,7 @@ func decodeActionList(data []byte) (Actions, error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&act); err != nil {
-			return nil, fmt.Errorf("%w: action %d: %v", ErrMalformedActions, i, err)
+			return nil, fmt.Errorf("%w: action %d: %w", ErrMalformedActions, i, err)
 		}
 		if err := act.check(); err != nil {
 			return nil, fmt.Errorf("action %d: %w", i, err)
@@ -162,7 +162,7 @@ func decodeActionList(data []byte) (Actions, error) {
 
 // check validates one action after decoding.
 func (a Action) check() error {
-	if strings.TrimSpace(a.Tool) == "" {
+	if a.Tool == "" {
 		return fmt.Errorf("%w: an action has an empty tool name", ErrMalformedActions)
 	}
 	if len(a.Args) > 0 && !isObject(a.Args) && string(bytes.TrimSpace(a.Args)) != "null" {
@@ -177,13 +177,14 @@ func isObject(raw json.RawMessage) bool {
 }
 
 func syntaxErr(err error) error {
-	return fmt.Errorf("%w: invalid JSON: %v", ErrMalformedActions, err)
+	return fmt.Errorf("%w: invalid JSON: %w", ErrMalformedActions, err)
 }
 
-// ToolName returns the canonical spelling of a tool reference: surrounding
-// space and a trailing "Use" (the seed's "<function_name>Use") removed.
+// ToolName returns the canonical spelling of a tool reference: a trailing
+// "Use" (the seed's "<function_name>Use") removed. Nothing else is changed:
+// CheckToolRef refuses a reference with any other character than a tool
+// name has.
 func ToolName(ref string) string {
-	ref = strings.TrimSpace(ref)
 	if trimmed, ok := strings.CutSuffix(ref, "Use"); ok && trimmed != "" {
 		return trimmed
 	}

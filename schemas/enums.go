@@ -28,7 +28,7 @@ func (GroupState) JSONSchema() *invopop.Schema {
 
 // JSONSchema lists the event kinds.
 func (EventKind) JSONSchema() *invopop.Schema {
-	return enumSchema(EventStateChanged, EventOOMKilled, EventExited)
+	return enumSchema(EventKinds...)
 }
 
 // ErrorCodes lists every error code.

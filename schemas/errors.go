@@ -1,10 +1,17 @@
 package schemas
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrorCode is the stable, machine-readable class of an error on the wire.
-// The SDK maps each code back to a Go sentinel error.
+// The SDK maps each code back to a Go sentinel error. In process, a code is
+// itself an error, so errors.Is(err, CodeNotFound) tests an *Error's class.
 type ErrorCode string
+
+// Error implements the error interface: the code is the class of an *Error.
+func (c ErrorCode) Error() string { return string(c) }
 
 // The error codes. New codes may be added; existing ones never change meaning.
 const (
@@ -26,16 +33,36 @@ const (
 )
 
 // Error is an error as it travels on the wire: a stable code and a message
-// for people.
+// for people. In process it also keeps the error it was built from, if any:
+// errors.Is and errors.As see both its class (the code) and that cause. The
+// cause does not travel; its text is part of the message.
 type Error struct {
 	Code    ErrorCode `json:"code"`
 	Message string    `json:"message"`
+	cause   error
 }
 
 // Error implements the error interface.
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
 
-// Errorf builds a wire error with a formatted message.
+// Is reports whether target is e's class, its ErrorCode.
+func (e *Error) Is(target error) bool {
+	c, ok := target.(ErrorCode)
+	return ok && c == e.Code
+}
+
+// Unwrap returns the errors that format wrapped with %w in Errorf, or nil.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Errorf builds a wire error with a formatted message. Like fmt.Errorf, it
+// wraps the operands of %w verbs: errors.Is(err, cause) holds for each.
 func Errorf(code ErrorCode, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	e := &Error{Code: code, Message: err.Error()}
+	if errors.Unwrap(err) != nil {
+		e.cause = err
+	} else if multi, ok := err.(interface{ Unwrap() []error }); ok && len(multi.Unwrap()) > 0 {
+		e.cause = err
+	}
+	return e
 }

@@ -28,7 +28,9 @@ var Messages = map[string]any{
 	"sandbox_status": SandboxStatus{},
 	"group_status":   GroupStatus{},
 	"sandbox_usage":  SandboxUsage{},
+	"status_reply":   StatusReply{},
 	"tool":           ToolDescription{},
+	"executor_ready": ExecutorReady{},
 }
 
 //go:embed jsonschema/*.schema.json
@@ -120,10 +122,10 @@ func Validate(name string, data []byte) error {
 	}
 	doc, err := validator.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
-		return Errorf(CodeBadRequest, "%s: invalid JSON: %v", name, err)
+		return Errorf(CodeBadRequest, "%s: invalid JSON: %w", name, err)
 	}
 	if err := s.Validate(doc); err != nil {
-		return Errorf(CodeBadRequest, "%s: %v", name, err)
+		return Errorf(CodeBadRequest, "%s: %w", name, err)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestSchemaFilesCurrent fails when a Go type changed and the committed JSON
@@ -13,13 +15,10 @@ func TestSchemaFilesCurrent(t *testing.T) {
 	for _, name := range MessageNames() {
 		t.Run(name, func(t *testing.T) {
 			want, err := GenerateJSONSchema(name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got, err := SchemaFile(name)
-			if err != nil {
-				t.Fatalf("read schema file: %v (run go generate ./schemas)", err)
-			}
+			require.NoError(t, err, "read schema file (run go generate ./schemas)")
+			// Not require.Equal: a diff of two schema files says less than the fix.
 			if !bytes.Equal(got, want) {
 				t.Fatalf("jsonschema/%s.schema.json is out of date: run go generate ./schemas", name)
 			}
@@ -32,20 +31,21 @@ func samples() map[string]any {
 	now := time.Date(2026, 11, 23, 5, 0, 0, 0, time.UTC)
 	sandbox := SandboxStatus{
 		ID: "sb-1", GroupID: "g", State: StateRunning, Image: "sandox/sandbox-tools:abc",
-		Container: "c0ffee", Tools: []string{"filesystem_tools", "my_tools"},
+		Container: "c0ffee", Families: []string{"filesystem_tools"}, Tools: []string{"filesystem_tools", "my_tools"},
 		Resources: ResolvedResources{NanoCPUs: 5e8, MemoryBytes: 128 << 20, PIDs: 256},
 		Databases: DatabaseAccess{{Database: "qdrant", Namespace: "docs", Read: true}},
 		UpdatedAt: now,
 	}
 	spec := GroupSpec{
-		ID:    "g",
-		Tools: []ToolFile{{Name: "my_tools.py", Content: []byte("def f():\n    pass\n")}},
+		ID:       "g",
+		Tools:    []ToolFile{{Name: "my_tools.py", Content: []byte("def f():\n    pass\n")}},
+		Families: []string{"filesystem_tools", "web_tools"},
 		Compute: ComputeResources{
 			CPU: "0.5", Memory: "128MiB", Disk: "1GiB", MemoryBandwidth: "2GB/s",
 			MemoryBandwidthBestEffort: true, PIDs: 256,
 		},
 		DatabaseAccess: DatabaseAccess{{Database: "neo4j", Namespace: "neo4j", Read: true, Write: true}},
-		Sandboxes:      []SandboxSpec{{ID: "sb-1", Compute: &ComputeResources{CPU: "25%"}}},
+		Sandboxes:      []SandboxSpec{{ID: "sb-1", Families: []string{"terminal_tools"}, Compute: &ComputeResources{CPU: "25%"}}},
 	}
 	return map[string]any{
 		"actions": Actions{{Tool: "filesystem_tools.read_file", Description: "read", Args: json.RawMessage(`{"path":"a"}`)}},
@@ -63,11 +63,20 @@ func samples() map[string]any {
 			Group: &GroupStatus{ID: "g", State: GroupRunning, Spec: spec, Sandboxes: []string{"sb-1"}, UpdatedAt: now},
 			Stats: &SandboxUsage{SandboxID: "sb-1", CPUPercent: 50, ReadAt: now}, Worker: "w1",
 		},
-		"event":          Event{Kind: EventOOMKilled, GroupID: "g", SandboxID: "sb-1", Sandbox: &sandbox, Time: now},
+		"event": Event{Kind: EventRestarted, GroupID: "g", SandboxID: "sb-1", Reason: "it ran out of memory", Sandbox: &sandbox, Time: now},
+		"status_reply": StatusReply{
+			Group:     &GroupStatus{ID: "g", State: GroupRunning, Spec: spec, Sandboxes: []string{"sb-1"}, UpdatedAt: now},
+			Sandbox:   &sandbox,
+			Sandboxes: []SandboxStatus{sandbox},
+			Stats:     &SandboxUsage{SandboxID: "sb-1", CPUPercent: 50, ReadAt: now},
+			Error:     Errorf(CodeNotFound, "sandbox %q does not exist", "sb-2"),
+			Worker:    "w1",
+		},
 		"sandbox_status": sandbox,
 		"group_status":   GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, UpdatedAt: now},
 		"sandbox_usage":  SandboxUsage{SandboxID: "sb-1", MemoryBytes: 1, ReadAt: now},
 		"tool":           ToolDescription{Name: "m.f", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`), Source: "python"},
+		"executor_ready": ExecutorReady{Modules: []string{"filesystem_tools", "my_tools"}},
 	}
 }
 
@@ -79,16 +88,10 @@ func TestSamplesValidate(t *testing.T) {
 	for _, name := range MessageNames() {
 		t.Run(name, func(t *testing.T) {
 			v, ok := s[name]
-			if !ok {
-				t.Fatalf("no sample for message %q: add one", name)
-			}
+			require.True(t, ok, "no sample for message %q: add one", name)
 			data, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := Validate(name, data); err != nil {
-				t.Fatalf("got %v, want the sample to validate", err)
-			}
+			require.NoError(t, err)
+			require.NoError(t, Validate(name, data), "want the sample to validate")
 		})
 	}
 }
@@ -108,16 +111,13 @@ func TestValidateRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := Validate(tt.message, []byte(tt.data))
-			if err == nil {
-				t.Fatalf("got nil error, want %s to be rejected", tt.data)
-			}
+			require.Error(t, err, "want %s to be rejected", tt.data)
 			var we *Error
 			if e, ok := err.(*Error); ok {
 				we = e
 			}
-			if we == nil || we.Code != CodeBadRequest {
-				t.Fatalf("got %v, want a bad_request error", err)
-			}
+			require.NotNil(t, we, "%v, want a bad_request error", err)
+			require.Equal(t, CodeBadRequest, we.Code, "%v, want a bad_request error", err)
 		})
 	}
 }

@@ -2,7 +2,9 @@ package schemas
 
 // ToolFile is a user tool file: Python source that the orchestrator copies,
 // under Name, into the sandbox image's tools directory. The file name without
-// ".py" is the tool module name ("my_tools.py" defines "my_tools.*").
+// ".py" is the tool module name ("my_tools.py" defines "my_tools.*"). It
+// cannot be named like a built-in tool family ("web_tools.py"): those are
+// selected by name in Families.
 type ToolFile struct {
 	Name    string `json:"name"`
 	Content []byte `json:"content"`
@@ -71,6 +73,10 @@ type SandboxSpec struct {
 	// Tools are added to the group's default tool files; a file with the
 	// same name replaces the group's.
 	Tools []ToolFile `json:"tools,omitempty"`
+	// Families are built-in tool families ("web_tools"), added to the
+	// group's. A sandbox gets exactly the families its group and it name;
+	// filesystem_tools and terminal_tools when neither names one.
+	Families []string `json:"families,omitempty"`
 	// Compute, when set, overrides the group's default resources field by
 	// field: a field set here wins, an empty one keeps the group's.
 	Compute *ComputeResources `json:"compute,omitempty"`
@@ -82,8 +88,12 @@ type SandboxSpec struct {
 
 // GroupSpec describes a group of sandboxes and the defaults of its members.
 type GroupSpec struct {
-	ID             string           `json:"id"`
-	Tools          []ToolFile       `json:"tools,omitempty"`
+	ID    string     `json:"id"`
+	Tools []ToolFile `json:"tools,omitempty"`
+	// Families are the built-in tool families ("filesystem_tools",
+	// "web_tools", …) every sandbox of the group gets; see
+	// SandboxSpec.Families.
+	Families       []string         `json:"families,omitempty"`
 	Compute        ComputeResources `json:"compute"`
 	DatabaseAccess DatabaseAccess   `json:"database_access,omitempty"`
 	// PopulationConfig is the YAML text that says how to populate the

@@ -31,12 +31,17 @@ type ResolvedResources struct {
 
 // SandboxStatus is the recorded state of a sandbox, kept in SandboxBucket.
 type SandboxStatus struct {
-	ID        string            `json:"id"`
-	GroupID   string            `json:"group_id"`
-	State     SandboxState      `json:"state"`
-	Reason    string            `json:"reason,omitempty"`
-	Image     string            `json:"image"`
-	Container string            `json:"container,omitempty"`
+	ID        string       `json:"id"`
+	GroupID   string       `json:"group_id"`
+	State     SandboxState `json:"state"`
+	Reason    string       `json:"reason,omitempty"`
+	Image     string       `json:"image"`
+	Container string       `json:"container,omitempty"`
+	// Families are the built-in tool families the sandbox was given.
+	Families []string `json:"families,omitempty"`
+	// Tools are the tool modules of the sandbox, sorted: at creation the
+	// families and the user's tool files; once it runs, what its executor
+	// reported it serves (schemas.ExecutorReady).
 	Tools     []string          `json:"tools"`
 	Resources ResolvedResources `json:"resources"`
 	Databases DatabaseAccess    `json:"databases,omitempty"`

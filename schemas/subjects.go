@@ -12,8 +12,11 @@ const (
 	CommandSubjectPrefix = "sandox.cmd."
 
 	// EventStream records, for audit and replay, every command result,
-	// every state change, every action batch and every observation batch
-	// sent to an SDK reply subject.
+	// every state change, every action batch (as its executor received it,
+	// on BatchRecordSubject) and every observation batch
+	// (ObservationSubject). It does not capture ActionsSubject itself, so
+	// that a request to a sandbox without an executor gets "no responders"
+	// at once.
 	EventStream = "SANDOX_EVENTS"
 
 	// GroupBucket and SandboxBucket are the key-value buckets holding the
@@ -26,9 +29,11 @@ const (
 	LedgerKey    = "host"
 
 	// Headers on messages.
-	HeaderCommandID   = "Sandox-Command-Id"
 	HeaderBatchID     = "Sandox-Batch-Id"
 	HeaderStopOnError = "Sandox-Stop-On-Error"
+	// HeaderReply, on a batch record, is the reply subject the batch was
+	// sent with.
+	HeaderReply = "Sandox-Reply"
 )
 
 // CommandSubject is the subject a command of the given kind is published on.
@@ -60,6 +65,17 @@ func NoticeSubject(sandboxID string) string { return "sandbox." + sandboxID + ".
 // SandboxSubjects matches every subject one sandbox's executor serves.
 func SandboxSubjects(sandboxID string) string { return "sandbox." + sandboxID + ".>" }
 
+// SandboxInboxPrefix is the inbox prefix of a sandbox executor's own
+// requests (to control-plane services such as search): under
+// SandboxSubjects, so the sandbox's identity may receive the replies
+// without seeing anyone else's _INBOX.
+func SandboxInboxPrefix(sandboxID string) string { return "sandbox." + sandboxID + ".inbox" }
+
+// SandboxServiceSubjects are the control-plane services any sandbox may
+// send requests to. The services hold the secrets (API keys); the sandbox
+// sends only its question.
+func SandboxServiceSubjects() []string { return []string{SearchSubject} }
+
 // ObservationSubject is the reply subject the SDK gives an action batch, so
 // that the observations are recorded in EventStream and an async future can
 // collect them later.
@@ -67,9 +83,45 @@ func ObservationSubject(sandboxID, batchID string) string {
 	return "sandox.obs." + sandboxID + "." + batchID
 }
 
-// EventSubjects lists the subjects EventStream records.
+// BatchRecordSubject is where a sandbox's executor records, for the audit
+// log, each action batch it receives: the payload as sent, the sender's
+// headers, and HeaderReply.
+func BatchRecordSubject(sandboxID string) string { return "sandox.evt.batch." + sandboxID }
+
+// RequestSubjectPrefix prefixes the requests the orchestrator answers
+// directly, outside the command work queue: sandox.req.<what>.<kind>.<id>.
+// Every worker subscribes to them in the queue group RequestQueue, so one
+// worker answers each request. The reply is a StatusReply.
+const RequestSubjectPrefix = "sandox.req."
+
+// RequestQueue is the queue group of the orchestrator's request
+// subscriptions.
+const RequestQueue = "orchestrator"
+
+// SandboxStatusSubject asks the orchestrator for a sandbox's recorded
+// status; the reply's Sandbox is set, or its Error (not_found).
+func SandboxStatusSubject(sandboxID string) string {
+	return RequestSubjectPrefix + "status.sandbox." + sandboxID
+}
+
+// GroupStatusSubject asks the orchestrator for a group's recorded status
+// and those of its sandboxes; the reply's Group and Sandboxes are set, or
+// its Error.
+func GroupStatusSubject(groupID string) string {
+	return RequestSubjectPrefix + "status.group." + groupID
+}
+
+// SandboxStatsSubject asks the orchestrator for a live reading of a
+// sandbox's use against its limits; the reply's Stats and Sandbox are set,
+// or its Error (not_found, conflict when the sandbox is not running).
+func SandboxStatsSubject(sandboxID string) string {
+	return RequestSubjectPrefix + "stats.sandbox." + sandboxID
+}
+
+// EventSubjects lists the subjects EventStream records. ActionsSubject is
+// not among them: a stream that captured it would count as a responder.
 func EventSubjects() []string {
-	return []string{"sandox.evt.>", "sandox.obs.>", "sandbox.*.actions"}
+	return []string{"sandox.evt.>", "sandox.obs.>"}
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)

@@ -36,7 +36,7 @@ func dial(o options) (*conn, error) {
 		nopts = append(nopts, o.tls...)
 		nc, err := nats.Connect(o.url, nopts...)
 		if err != nil {
-			return nil, fmt.Errorf("%w: connect to NATS at %s: %v (is sandox up? run `sandox up`)", ErrUnavailable, o.url, err)
+			return nil, fmt.Errorf("%w: connect to NATS at %s: %w (is sandox up? run `sandox up`)", ErrUnavailable, o.url, err)
 		}
 		c.nc, c.owned = nc, true
 	}
@@ -73,18 +73,18 @@ func (c *conn) command(ctx context.Context, cmd schemas.Command) (schemas.Comman
 	cmd.IssuedAt = time.Now().UTC()
 	data, err := json.Marshal(cmd)
 	if err != nil {
-		return schemas.CommandResult{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return schemas.CommandResult{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	sub, err := c.nc.SubscribeSync(schemas.ResultSubject(cmd.ID))
 	if err != nil {
-		return schemas.CommandResult{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return schemas.CommandResult{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	defer sub.Unsubscribe()
 	if _, err := c.js.Publish(ctx, schemas.CommandSubject(cmd.Kind), data, jetstream.WithMsgID(cmd.ID)); err != nil {
 		if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
 			return schemas.CommandResult{}, fmt.Errorf("%w: no %s stream answers: is an orchestrator running? (sandox up)", ErrUnavailable, schemas.CommandStream)
 		}
-		return schemas.CommandResult{}, fmt.Errorf("%w: publish %s: %v", ErrUnavailable, cmd.Kind, err)
+		return schemas.CommandResult{}, fmt.Errorf("%w: publish %s: %w", ErrUnavailable, cmd.Kind, err)
 	}
 	msg, err := sub.NextMsgWithContext(ctx)
 	if err != nil {
@@ -92,7 +92,7 @@ func (c *conn) command(ctx context.Context, cmd schemas.Command) (schemas.Comman
 	}
 	var res schemas.CommandResult
 	if err := json.Unmarshal(msg.Data, &res); err != nil {
-		return res, fmt.Errorf("%w: decode %s result: %v", ErrInternal, cmd.Kind, err)
+		return res, fmt.Errorf("%w: decode %s result: %w", ErrInternal, cmd.Kind, err)
 	}
 	if res.Error != nil {
 		return res, fmt.Errorf("%s %s: %w", cmd.Kind, target(cmd), fromWire(res.Error))

@@ -21,6 +21,7 @@ var (
 	ErrUnsupported       = errors.New("unsupported")        // the host cannot do it
 	ErrUnavailable       = errors.New("unavailable")        // the orchestrator or NATS is down
 	ErrInternal          = errors.New("internal error")
+	ErrClosed            = errors.New("closed") // the future or group was closed by its owner
 )
 
 var codeErrors = map[schemas.ErrorCode]error{

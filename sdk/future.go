@@ -5,204 +5,225 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
 )
 
 // Future is the pending answer to an action batch sent with
-// SendActionsAsync. Wait blocks for it; Poll checks without blocking. It is
-// safe for concurrent use, and the answer, once in, is kept.
+// SendActionsAsync. Wait blocks for it; Poll checks without blocking; Close
+// gives it up. It is safe for concurrent use, and the answer, once in, is
+// kept. A Future starts no goroutine: its subscriptions deliver into
+// channels that Wait and Poll read.
 type Future struct {
 	sandbox *Sandbox
+	conn    *conn
 	batchID string
 	sent    time.Time
 
-	mu     sync.Mutex
-	sub    *nats.Subscription
-	evSub  *nats.Subscription
-	events chan *nats.Msg
-	lost   string // why the batch will not be answered, from an event
-	obs    []schemas.Observation
-	err    error
-	done   chan struct{}
+	// replies gets the batch's answer (or the server's no-responders
+	// status); events gets the sandbox's events. Both are filled by the
+	// NATS connection in the order the server sent the messages.
+	replies chan *nats.Msg
+	events  chan *nats.Msg
+
+	mu    sync.Mutex
+	subs  []*nats.Subscription // nil once settled or closed
+	obs   []schemas.Observation
+	err   error
+	done  chan struct{}
+	unwat func() // removes the future from its group's open futures
 }
 
 // BatchID identifies the batch; its observations are recorded under
 // sandox.obs.<sandbox>.<batch id>.
 func (f *Future) BatchID() string { return f.batchID }
 
-// Wait blocks until the observations arrive or ctx ends (with no deadline,
-// the group's action timeout applies). After a deadline the batch may still
-// finish in the sandbox; Wait can be called again.
-func (f *Future) Wait(ctx context.Context) ([]schemas.Observation, error) {
-	if obs, err, ok := f.result(); ok {
-		return obs, err
-	}
-	ctx, cancel := withDefault(ctx, f.sandbox.group.opts.actionTimeout)
-	defer cancel()
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go f.watchLoss(wctx, stop)
-	// Between waits, check that the sandbox still runs: a batch sent to a
-	// stopped sandbox is recorded by the events stream but never answered.
-	for poll := time.Second; ; poll = min(2*poll, 10*time.Second) {
-		pctx, pcancel := context.WithTimeout(wctx, poll)
-		m, err := f.sub.NextMsgWithContext(pctx)
-		pcancel()
-		if err == nil {
-			return f.settle(m)
-		}
-		if obs, err, ok := f.result(); ok { // a concurrent call got it
-			return obs, err
-		}
-		if why := f.lostReason(); why != "" {
-			return nil, fmt.Errorf("sandbox %s: %w: %s while the batch ran; its observations are lost", f.sandbox.id, ErrSandboxGone, why)
-		}
-		if wctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
-			return nil, f.waitError(ctx, err)
-		}
-		if err := f.goneError(ctx); err != nil {
-			return nil, err
-		}
-	}
-}
+// Done is closed when the future is settled: its answer arrived, the
+// sandbox was found gone, or Close was called.
+func (f *Future) Done() <-chan struct{} { return f.done }
 
-// watchLoss calls stop when an event says the sandbox restarted or
-// stopped, so that Wait does not wait for an answer that cannot come.
-func (f *Future) watchLoss(ctx context.Context, stop func()) {
+// Wait blocks until the observations arrive, the sandbox is found gone
+// (ErrSandboxGone, ErrNotFound), or ctx ends (with no deadline, the group's
+// action timeout applies; then Wait asks the sandbox's status once, for up
+// to 5 s, and returns why it cannot answer or else ErrTimeout). While it
+// waits it asks the orchestrator for the sandbox's status after 1 s, then
+// at intervals doubling to 10 s. After a deadline the batch may
+// still finish in the sandbox, and Wait can be called again; after any
+// other outcome Wait returns the same answer again. Wait after Close
+// returns ErrClosed unless the answer had arrived.
+func (f *Future) Wait(ctx context.Context) ([]schemas.Observation, error) {
+	ctx, cancel := withDefault(ctx, f.conn.opts.actionTimeout)
+	defer cancel()
+	// Between messages, ask the orchestrator whether the sandbox still
+	// runs: an executor that took the batch and went away without an
+	// event (a lost host) never answers.
+	poll := time.Second
+	timer := time.NewTimer(poll)
+	defer timer.Stop()
 	for {
 		select {
-		case <-ctx.Done():
-			return
+		case <-f.done:
+			return f.result()
+		case m := <-f.replies:
+			f.settleReply(ctx, m)
 		case m := <-f.events:
-			var ev schemas.Event
-			if json.Unmarshal(m.Data, &ev) != nil || !ev.Time.After(f.sent) {
-				continue
+			f.onEvent(m)
+		case <-timer.C:
+			if err := f.goneError(ctx); err != nil {
+				f.settle(nil, err)
 			}
-			lost := ev.Kind == schemas.EventExited ||
-				(ev.Kind == schemas.EventStateChanged && ev.Sandbox != nil && ev.Sandbox.State == schemas.StateRunning && strings.HasPrefix(ev.Message, "restarted"))
-			if !lost {
-				continue
-			}
-			f.mu.Lock()
-			f.lost = ev.Message
-			f.mu.Unlock()
-			// Give an answer already on its way a moment to arrive.
-			select {
-			case <-ctx.Done():
-			case <-time.After(200 * time.Millisecond):
-			}
-			stop()
-			return
+			poll = min(2*poll, 10*time.Second)
+			timer.Reset(poll)
+		case <-ctx.Done():
+			return nil, f.waitError(ctx)
 		}
 	}
-}
-
-func (f *Future) lostReason() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.lost
 }
 
 // Poll returns the observations if they have arrived: done reports whether
-// they have.
+// the future is settled. It does not wait for the answer; only when NATS
+// reports that no executor took the batch does it ask the orchestrator for
+// the sandbox's status (up to 5 s) to say why.
 func (f *Future) Poll() (obs []schemas.Observation, done bool, err error) {
-	if obs, err, ok := f.result(); ok {
-		return obs, true, err
-	}
-	m, err := f.sub.NextMsg(0)
-	if errors.Is(err, nats.ErrTimeout) {
-		return nil, false, nil
-	} else if err != nil {
-		return nil, true, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	obs, err = f.settle(m)
-	return obs, true, err
-}
-
-// Done is closed when the answer has been received by Wait or Poll.
-func (f *Future) Done() <-chan struct{} { return f.done }
-
-func (f *Future) result() ([]schemas.Observation, error, bool) {
-	select {
-	case <-f.done:
-		return f.obs, f.err, true
-	default:
-		return nil, nil, false
+	for {
+		select {
+		case <-f.done:
+			obs, err = f.result()
+			return obs, true, err
+		case m := <-f.replies:
+			f.settleReply(context.Background(), m)
+		case m := <-f.events:
+			f.onEvent(m)
+		default:
+			return nil, false, nil
+		}
 	}
 }
 
-func (f *Future) settle(m *nats.Msg) ([]schemas.Observation, error) {
-	var res schemas.BatchResult
-	var err error
-	if jerr := json.Unmarshal(m.Data, &res); jerr != nil {
-		err = fmt.Errorf("%w: decode observations: %v", ErrInternal, jerr)
-	} else if res.Error != nil {
-		err = fmt.Errorf("sandbox %s: %w", f.sandbox.id, fromWire(res.Error))
+// Close gives the future up: it releases its subscriptions, and Wait and
+// Poll return ErrClosed from then on, unless the answer had already
+// arrived. The batch itself still runs in the sandbox. Close is idempotent
+// and never blocks.
+func (f *Future) Close() error {
+	f.settle(nil, fmt.Errorf("sandbox %s: batch %s: %w", f.sandbox.id, f.batchID, ErrClosed))
+	return nil
+}
+
+// release drops the subscriptions of a future that was never handed out.
+func (f *Future) release() {
+	for _, s := range f.subs {
+		_ = s.Unsubscribe()
 	}
+	f.subs = nil
+}
+
+func (f *Future) result() ([]schemas.Observation, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.obs, f.err
+}
+
+// settle records the future's outcome once and releases its
+// subscriptions; later calls change nothing.
+func (f *Future) settle(obs []schemas.Observation, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	select {
 	case <-f.done:
-		return f.obs, f.err
+		return
 	default:
 	}
-	f.obs, f.err = res.Observations, err
-	f.sub.Unsubscribe()
-	f.evSub.Unsubscribe()
+	f.obs, f.err = obs, err
+	for _, s := range f.subs {
+		_ = s.Unsubscribe()
+	}
+	f.subs = nil
 	close(f.done)
-	return f.obs, f.err
-}
-
-// waitError explains why no answer came: the sandbox does not exist, is not
-// running, or simply did not answer in time.
-func (f *Future) waitError(ctx context.Context, err error) error {
-	if gerr := f.goneError(ctx); gerr != nil {
-		return gerr
+	if f.unwat != nil {
+		f.unwat()
 	}
-	return fmt.Errorf("%w: sandbox %s: no observations after %s: %w", ErrTimeout, f.sandbox.id, time.Since(f.sent).Round(time.Millisecond), err)
 }
 
-// goneError says why the sandbox cannot answer (it does not exist or is not
-// running), or is nil when it may still answer.
+// settleReply settles the future with the batch's answer, or, for the
+// server's no-responders status (no executor serves the sandbox), with why
+// the sandbox does not answer.
+func (f *Future) settleReply(ctx context.Context, m *nats.Msg) {
+	if noResponders(m) {
+		err := f.goneError(ctx)
+		if err == nil {
+			err = fmt.Errorf("sandbox %s: %w: no executor serves %s", f.sandbox.id, ErrSandboxGone, schemas.ActionsSubject(f.sandbox.id))
+		}
+		f.settle(nil, err)
+		return
+	}
+	var res schemas.BatchResult
+	if err := json.Unmarshal(m.Data, &res); err != nil {
+		f.settle(nil, fmt.Errorf("%w: decode observations of sandbox %s: %w", ErrInternal, f.sandbox.id, err))
+		return
+	}
+	if res.Error != nil {
+		f.settle(res.Observations, fmt.Errorf("sandbox %s: %w", f.sandbox.id, fromWire(res.Error)))
+		return
+	}
+	f.settle(res.Observations, nil)
+}
+
+// onEvent settles the future as lost when the event's kind says an
+// unanswered batch will not be answered. The future subscribed to the
+// events before it sent the batch, so every event it gets happened after
+// that: no clocks are compared. The executor answers on the same server
+// before the orchestrator can see it gone, so an answer sent before the
+// loss is already in replies and is taken first.
+func (f *Future) onEvent(m *nats.Msg) {
+	var ev schemas.Event
+	if json.Unmarshal(m.Data, &ev) != nil || !ev.Kind.LosesBatches() {
+		return
+	}
+	select {
+	case r := <-f.replies:
+		f.settleReply(context.Background(), r)
+		return
+	default:
+	}
+	why := ev.Reason
+	if why == "" {
+		why = ev.Message
+	}
+	f.settle(nil, fmt.Errorf("sandbox %s: %w: %s (%s) while the batch ran; its observations are lost", f.sandbox.id, ErrSandboxGone, ev.Kind, why))
+}
+
+// waitError explains why no answer came before ctx ended: the sandbox is
+// gone, or it did not answer in time.
+func (f *Future) waitError(ctx context.Context) error {
+	if err := f.goneError(ctx); err != nil {
+		f.settle(nil, err)
+		return err
+	}
+	return fmt.Errorf("%w: sandbox %s: no observations after %s: %w", ErrTimeout, f.sandbox.id, time.Since(f.sent).Round(time.Millisecond), ctx.Err())
+}
+
+// goneError asks the orchestrator whether the sandbox can still answer: it
+// says why not (it does not exist or is not running), or is nil when it
+// may (or the orchestrator does not answer).
 func (f *Future) goneError(ctx context.Context) error {
-	c, err := f.sandbox.group.link()
-	if err != nil {
-		return nil
-	}
-	st, err := sandboxState(context.WithoutCancel(ctx), c, f.sandbox.id)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	st, err := f.conn.sandboxStatus(rctx, f.sandbox.id)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return fmt.Errorf("sandbox %s: %w (it was ended or never created)", f.sandbox.id, ErrNotFound)
+		return fmt.Errorf("sandbox %s: %w (it was ended or never created)", f.sandbox.id, err)
 	case err == nil && st.State != schemas.StateRunning:
 		return fmt.Errorf("sandbox %s is %s: %w: %s", f.sandbox.id, st.State, ErrSandboxGone, st.Reason)
 	}
 	return nil
 }
 
-// sandboxState reads a sandbox's recorded state from the key-value bucket.
-func sandboxState(ctx context.Context, c *conn, id string) (schemas.SandboxStatus, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var st schemas.SandboxStatus
-	kv, err := c.js.KeyValue(ctx, schemas.SandboxBucket)
-	if err != nil {
-		return st, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	e, err := kv.Get(ctx, id)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return st, fmt.Errorf("%w: %v", ErrNotFound, err)
-	} else if err != nil {
-		return st, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	if err := json.Unmarshal(e.Value(), &st); err != nil {
-		return st, fmt.Errorf("%w: %v", ErrInternal, err)
-	}
-	return st, nil
+// noResponders reports whether m is the server's status message saying
+// that nobody subscribes to the subject a request was published on.
+func noResponders(m *nats.Msg) bool {
+	return len(m.Data) == 0 && m.Header.Get("Status") == "503"
 }

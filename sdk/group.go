@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/sandox/sandox/schemas"
@@ -21,8 +20,12 @@ type GroupConfig struct {
 	DatabaseAccess schemas.DatabaseAccess
 	// ComputeResources are the default resources of its sandboxes.
 	ComputeResources schemas.ComputeResources
-	// Tools are paths of default tool files, copied into every sandbox
-	// under their own file names.
+	// Tools are the default tools of every sandbox: built-in tool families
+	// named alone ("filesystem_tools.py", "terminal_tools", "web_tools.py")
+	// and paths of the user's tool files, copied into every sandbox under
+	// their own file names. A sandbox gets only the families named here and
+	// in its own options; filesystem_tools and terminal_tools when none is.
+	// See readTools.
 	Tools []string
 	// PopulationConfig is the path of the YAML file that says how to
 	// populate the shared databases at group start ("" for none).
@@ -47,8 +50,9 @@ type InitialSandbox struct {
 // SandboxOptions are a sandbox's own settings; what is left empty takes the
 // group's default.
 type SandboxOptions struct {
-	// Tools are paths of tool files added to the group's (a file with the
-	// same name replaces the group's).
+	// Tools are built-in tool families and paths of tool files, added to
+	// the group's (a file with the same name replaces the group's); see
+	// GroupConfig.Tools.
 	Tools []string
 	// ComputeResources replace the group's defaults field by field.
 	ComputeResources *schemas.ComputeResources
@@ -59,13 +63,19 @@ type SandboxOptions struct {
 }
 
 // SandboxGroup is a group of sandboxes. It is safe for concurrent use.
+// Close releases what it holds in this process: its open futures and its
+// connection.
 type SandboxGroup struct {
 	spec schemas.GroupSpec
 	opts options
 
+	// Lock order: a Future's mu before the group's mu (a settling future
+	// leaves the group's set of open futures under its own lock).
 	mu        sync.Mutex
 	conn      *conn
+	closed    bool
 	sandboxes map[string]*Sandbox
+	futures   map[*Future]struct{}
 }
 
 // NewSandboxGroup validates cfg, reads the tool files and the population
@@ -75,14 +85,14 @@ func NewSandboxGroup(cfg GroupConfig, opts ...Option) (*SandboxGroup, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+			return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 		}
 	}
 	spec, err := groupSpec(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: group %q: %v", ErrBadRequest, cfg.ID, err)
+		return nil, fmt.Errorf("%w: group %q: %w", ErrBadRequest, cfg.ID, err)
 	}
-	return &SandboxGroup{spec: spec, opts: o, sandboxes: map[string]*Sandbox{}}, nil
+	return &SandboxGroup{spec: spec, opts: o, sandboxes: map[string]*Sandbox{}, futures: map[*Future]struct{}{}}, nil
 }
 
 func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
@@ -90,7 +100,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 	if err := schemas.ValidateID("group", cfg.ID); err != nil {
 		errs = append(errs, err)
 	}
-	tools, err := readTools(cfg.Tools)
+	tools, families, err := readTools(cfg.Tools)
 	errs = append(errs, err)
 	if _, err := resources.Parse(cfg.ComputeResources); err != nil {
 		errs = append(errs, err)
@@ -106,6 +116,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 	spec := schemas.GroupSpec{
 		ID:               cfg.ID,
 		Tools:            tools,
+		Families:         families,
 		Compute:          cfg.ComputeResources,
 		DatabaseAccess:   cfg.DatabaseAccess,
 		PopulationConfig: population,
@@ -125,7 +136,7 @@ func sandboxSpec(id string, o SandboxOptions, defaults schemas.ComputeResources)
 	if err := schemas.ValidateID("sandbox", id); err != nil {
 		errs = append(errs, err)
 	}
-	tools, err := readTools(o.Tools)
+	tools, families, err := readTools(o.Tools)
 	errs = append(errs, err)
 	if _, err := resources.Parse(resources.Merge(defaults, o.ComputeResources)); err != nil {
 		errs = append(errs, fmt.Errorf("sandbox %s: %w", id, err))
@@ -133,22 +144,7 @@ func sandboxSpec(id string, o SandboxOptions, defaults schemas.ComputeResources)
 	if o.Egress != nil {
 		errs = append(errs, o.Egress.Validate())
 	}
-	return schemas.SandboxSpec{ID: id, Tools: tools, Compute: o.ComputeResources, Databases: o.AttachedDatabases, Egress: o.Egress}, errors.Join(errs...)
-}
-
-// readTools reads tool files; each keeps its base name.
-func readTools(paths []string) ([]schemas.ToolFile, error) {
-	var out []schemas.ToolFile
-	var errs []error
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("tool file: %w", err))
-			continue
-		}
-		out = append(out, schemas.ToolFile{Name: filepath.Base(p), Content: data})
-	}
-	return out, errors.Join(errs...)
+	return schemas.SandboxSpec{ID: id, Tools: tools, Families: families, Compute: o.ComputeResources, Databases: o.AttachedDatabases, Egress: o.Egress}, errors.Join(errs...)
 }
 
 // ID returns the group's id.
@@ -157,6 +153,9 @@ func (g *SandboxGroup) ID() string { return g.spec.ID }
 func (g *SandboxGroup) link() (*conn, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.closed {
+		return nil, fmt.Errorf("group %s: %w", g.spec.ID, ErrClosed)
+	}
 	if g.conn == nil {
 		c, err := dial(g.opts)
 		if err != nil {
@@ -212,7 +211,7 @@ func (g *SandboxGroup) track(st schemas.SandboxStatus) *Sandbox {
 func (g *SandboxGroup) CreateSandbox(ctx context.Context, id string, opts SandboxOptions) (*Sandbox, error) {
 	spec, err := sandboxSpec(id, opts, g.spec.Compute)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	c, err := g.link()
 	if err != nil {
@@ -228,21 +227,102 @@ func (g *SandboxGroup) CreateSandbox(ctx context.Context, id string, opts Sandbo
 	return g.track(res.Sandboxes[0]), nil
 }
 
-// End ends every sandbox of the group and the group itself, and closes the
-// group's connection if it opened one.
+// End ends every sandbox of the group and the group itself, then releases
+// what the group holds in this process, as Close does, except that the
+// group stays usable: a later call dials again (a second End answers
+// ErrNotFound; Start creates the group anew). When End fails, the group
+// keeps its connection so that End can be tried again; call Close to give
+// up.
 func (g *SandboxGroup) End(ctx context.Context) error {
 	c, err := g.link()
 	if err != nil {
 		return err
 	}
-	_, err = c.command(ctx, schemas.Command{Kind: schemas.EndGroup, GroupID: g.spec.ID})
+	if _, err := c.command(ctx, schemas.Command{Kind: schemas.EndGroup, GroupID: g.spec.ID}); err != nil {
+		return err
+	}
+	g.release(false)
+	return nil
+}
+
+// Close releases what the group holds in this process: every open Future
+// is closed (its Wait returns ErrClosed) and the group's connection is
+// closed if the group opened it. It does not end the group or its
+// sandboxes in sandox: End does. Calls on the group after Close return
+// ErrClosed. Close is idempotent and safe for concurrent use.
+func (g *SandboxGroup) Close() error {
+	g.release(true)
+	return nil
+}
+
+// release closes the group's open futures and its connection; closed
+// refuses every later call.
+func (g *SandboxGroup) release(closed bool) {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return
+	}
+	g.closed = closed
+	futures := make([]*Future, 0, len(g.futures))
+	for f := range g.futures {
+		futures = append(futures, f)
+	}
+	c := g.conn
+	g.conn = nil
+	g.mu.Unlock()
+	for _, f := range futures {
+		_ = f.Close()
+	}
+	if c != nil {
+		c.close()
+	}
+}
+
+// watch adds an open future to the group, so that Close closes it; the
+// future leaves when it settles.
+func (g *SandboxGroup) watch(f *Future) error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return fmt.Errorf("group %s: %w", g.spec.ID, ErrClosed)
+	}
+	g.futures[f] = struct{}{}
+	g.mu.Unlock()
+	f.mu.Lock() // not under g.mu: see the lock order on SandboxGroup
+	defer f.mu.Unlock()
+	f.unwat = func() { g.forget(f) }
+	return nil
+}
+
+func (g *SandboxGroup) forget(f *Future) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err == nil {
-		g.conn.close()
-		g.conn = nil
+	delete(g.futures, f)
+}
+
+// Refresh asks the orchestrator for the group's status and those of its
+// sandboxes, and updates the handles of the sandboxes this process knows.
+// It blocks until the answer (30 s unless ctx has a deadline). A group
+// that does not exist (never started, or ended) is ErrNotFound.
+func (g *SandboxGroup) Refresh(ctx context.Context) (schemas.GroupStatus, []schemas.SandboxStatus, error) {
+	c, err := g.link()
+	if err != nil {
+		return schemas.GroupStatus{}, nil, err
 	}
-	return err
+	reply, err := c.request(ctx, schemas.GroupStatusSubject(g.spec.ID))
+	if err != nil {
+		return schemas.GroupStatus{}, nil, fmt.Errorf("group %s: %w", g.spec.ID, err)
+	}
+	if reply.Group == nil {
+		return schemas.GroupStatus{}, nil, fmt.Errorf("%w: group %s: status answered without a group", ErrInternal, g.spec.ID)
+	}
+	for _, st := range reply.Sandboxes {
+		if sb := g.Sandbox(st.ID); sb != nil {
+			sb.setStatus(st)
+		}
+	}
+	return *reply.Group, reply.Sandboxes, nil
 }
 
 // Attach returns a handle on an existing sandbox of this group, created

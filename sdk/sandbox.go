@@ -34,15 +34,17 @@ func (s *Sandbox) Status() schemas.SandboxStatus {
 	return s.status
 }
 
-// Refresh reads the sandbox's recorded state afresh: whether it is still
-// running, how many of its processes were killed for memory, how often it
-// was restarted, and why it failed.
+// Refresh asks the orchestrator for the sandbox's status: whether it is
+// still running, how many of its processes were killed for memory, how
+// often it was restarted, and why it failed. It blocks until the answer
+// (30 s unless ctx has a deadline). A sandbox that no longer exists is
+// ErrNotFound; no orchestrator is ErrUnavailable.
 func (s *Sandbox) Refresh(ctx context.Context) (schemas.SandboxStatus, error) {
 	c, err := s.group.link()
 	if err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	st, err := sandboxState(ctx, c, s.id)
+	st, err := c.sandboxStatus(ctx, s.id)
 	if err != nil {
 		return st, fmt.Errorf("sandbox %s: %w", s.id, err)
 	}
@@ -85,17 +87,26 @@ func (s *Sandbox) End(ctx context.Context) error {
 	return err
 }
 
-// Stats reads the sandbox's live CPU, memory and process use against its
-// limits.
+// Stats asks the orchestrator for the sandbox's live CPU, memory, disk
+// and process use against its limits. It blocks until the answer (30 s
+// unless ctx has a deadline). A sandbox that is not running is
+// ErrConflict, one that does not exist ErrNotFound.
 func (s *Sandbox) Stats(ctx context.Context) (schemas.SandboxUsage, error) {
-	res, err := s.lifecycle(ctx, schemas.SandboxStats)
+	c, err := s.group.link()
 	if err != nil {
 		return schemas.SandboxUsage{}, err
 	}
-	if res.Stats == nil {
-		return schemas.SandboxUsage{}, fmt.Errorf("%w: sandbox_stats answered without stats", ErrInternal)
+	reply, err := c.request(ctx, schemas.SandboxStatsSubject(s.id))
+	if err != nil {
+		return schemas.SandboxUsage{}, fmt.Errorf("sandbox %s: stats: %w", s.id, err)
 	}
-	return *res.Stats, nil
+	if reply.Stats == nil {
+		return schemas.SandboxUsage{}, fmt.Errorf("%w: sandbox %s: stats answered without stats", ErrInternal, s.id)
+	}
+	if reply.Sandbox != nil {
+		s.setStatus(*reply.Sandbox)
+	}
+	return *reply.Stats, nil
 }
 
 // SendOption changes how one batch runs.
@@ -117,6 +128,7 @@ func (s *Sandbox) SendActions(ctx context.Context, actions schemas.Actions, opts
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	return f.Wait(ctx)
 }
 
@@ -125,21 +137,26 @@ func (s *Sandbox) SendActions(ctx context.Context, actions schemas.Actions, opts
 func (s *Sandbox) SendActionsJSON(ctx context.Context, payload []byte, opts ...SendOption) ([]schemas.Observation, error) {
 	actions, err := schemas.ParseActions(payload)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	return s.SendActions(ctx, actions, opts...)
 }
 
 // SendActionsAsync sends a batch of actions and returns at once with a
-// Future that collects the observations. The observations are also kept in
-// the SANDOX_EVENTS stream under sandox.obs.<sandbox>.<batch id>.
+// Future that collects the observations; call its Wait, or Close it when
+// the answer is no longer wanted. The observations are also kept in the
+// SANDOX_EVENTS stream under sandox.obs.<sandbox>.<batch id>.
+//
+// The order is the protocol's (docs/subjects.md): subscribe to the reply
+// subject and to the sandbox's events, then publish the batch, so that
+// neither the answer nor an event that loses the batch can be missed.
 func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions, opts ...SendOption) (*Future, error) {
 	if len(actions) == 0 {
 		return nil, fmt.Errorf("%w: no actions", ErrBadRequest)
 	}
 	data, err := json.Marshal(actions)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	var o sendOptions
 	for _, opt := range opts {
@@ -150,30 +167,41 @@ func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions,
 		return nil, err
 	}
 	batch := uuid.NewString()
+	f := &Future{
+		sandbox: s,
+		conn:    c,
+		batchID: batch,
+		replies: make(chan *nats.Msg, 4),
+		events:  make(chan *nats.Msg, 64),
+		done:    make(chan struct{}),
+	}
 	reply := schemas.ObservationSubject(s.id, batch)
-	sub, err := c.nc.SubscribeSync(reply)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	for _, sub := range []struct {
+		subject string
+		ch      chan *nats.Msg
+	}{{reply, f.replies}, {schemas.SandboxEventSubject(s.id), f.events}} {
+		ns, err := c.nc.ChanSubscribe(sub.subject, sub.ch)
+		if err != nil {
+			f.release()
+			return nil, fmt.Errorf("%w: subscribe to %s: %w", ErrUnavailable, sub.subject, err)
+		}
+		f.subs = append(f.subs, ns)
 	}
 	msg := nats.NewMsg(schemas.ActionsSubject(s.id))
 	msg.Reply = reply
 	msg.Data = data
 	msg.Header.Set(schemas.HeaderBatchID, batch)
 	msg.Header.Set(schemas.HeaderStopOnError, strconv.FormatBool(o.stopOnError))
-	// The sandbox's events tell a batch that will never be answered (its
-	// sandbox restarted or stopped) from one that is slow.
-	events := make(chan *nats.Msg, 16)
-	evSub, err := c.nc.ChanSubscribe(schemas.SandboxEventSubject(s.id), events)
-	if err != nil {
-		sub.Unsubscribe()
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
+	f.sent = time.Now()
 	if err := c.nc.PublishMsg(msg); err != nil {
-		sub.Unsubscribe()
-		evSub.Unsubscribe()
-		return nil, fmt.Errorf("%w: send actions to sandbox %s: %v", ErrUnavailable, s.id, err)
+		f.release()
+		return nil, fmt.Errorf("%w: send actions to sandbox %s: %w", ErrUnavailable, s.id, err)
 	}
-	return &Future{sandbox: s, batchID: batch, sub: sub, evSub: evSub, events: events, sent: time.Now(), done: make(chan struct{})}, nil
+	if err := s.group.watch(f); err != nil {
+		f.release()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Tools returns the descriptions of the sandbox's tools (built-in and the
@@ -187,11 +215,11 @@ func (s *Sandbox) Tools(ctx context.Context) ([]schemas.ToolDescription, error) 
 	defer cancel()
 	m, err := c.nc.RequestWithContext(ctx, schemas.ToolsSubject(s.id), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sandbox %s: %v", ErrSandboxGone, s.id, err)
+		return nil, fmt.Errorf("%w: sandbox %s: %w", ErrSandboxGone, s.id, err)
 	}
 	var out []schemas.ToolDescription
 	if err := json.Unmarshal(m.Data, &out); err != nil {
-		return nil, fmt.Errorf("%w: decode tools: %v", ErrInternal, err)
+		return nil, fmt.Errorf("%w: decode tools: %w", ErrInternal, err)
 	}
 	return out, nil
 }

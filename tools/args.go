@@ -80,13 +80,13 @@ func decodeArgs(schema *validator.Schema, raw json.RawMessage, dst any) error {
 	}
 	doc, err := validator.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return fmt.Errorf("%w: args are not valid JSON: %v", ErrInvalidArgs, err)
+		return fmt.Errorf("%w: args are not valid JSON: %w", ErrInvalidArgs, err)
 	}
 	if err := schema.Validate(doc); err != nil {
 		return fmt.Errorf("%w: %s", ErrInvalidArgs, validationMessage(err))
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidArgs, err)
+		return fmt.Errorf("%w: %w", ErrInvalidArgs, err)
 	}
 	return nil
 }

@@ -23,8 +23,9 @@ func NewRegistry(tools ...Tool) *Registry {
 }
 
 // Add registers tools. A tool with the same module and name as one already
-// registered replaces it: that is how a user tool file named like a
-// built-in module overrides one of its functions.
+// registered replaces it. (The orchestrator refuses user tool files named
+// like a built-in family, so in a sandbox the families and the files never
+// share a module.)
 func (r *Registry) Add(tools ...Tool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -35,9 +36,14 @@ func (r *Registry) Add(tools ...Tool) {
 
 // Resolve finds the tool an action names: "module.function", or a bare
 // function name that exactly one module defines. A trailing "Use" is
-// ignored. The error is a *schemas.Error with CodeUnknownTool or
-// CodeAmbiguousTool that lists what would have matched.
+// ignored; nothing else is: a name with a space, a tab, a line break or any
+// other character a tool name does not have is refused as written
+// (schemas.CheckToolRef). The error is a *schemas.Error with CodeUnknownTool
+// or CodeAmbiguousTool that lists what would have matched.
 func (r *Registry) Resolve(ref string) (Tool, error) {
+	if err := schemas.CheckToolRef(ref); err != nil {
+		return Tool{}, err
+	}
 	name := schemas.ToolName(ref)
 	r.mu.RLock()
 	defer r.mu.RUnlock()

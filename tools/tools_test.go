@@ -3,11 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/stretchr/testify/require"
 )
 
 type echoArgs struct {
@@ -40,23 +40,13 @@ func TestNewValidatesArgs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := tool.Call(t.Context(), json.RawMessage(tt.args))
 			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("got %v, want no error", err)
-				}
-				if res.Stdout != tt.wantOut {
-					t.Fatalf("got stdout %q, want %q", res.Stdout, tt.wantOut)
-				}
+				require.NoError(t, err)
+				require.Equal(t, tt.wantOut, res.Stdout, "stdout")
 				return
 			}
-			if err == nil || !errors.Is(err, ErrInvalidArgs) {
-				t.Fatalf("got %v, want an ErrInvalidArgs error", err)
-			}
-			if !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("got %q, want it to contain %q", err, tt.wantErr)
-			}
-			if ErrorCode(err) != schemas.CodeInvalidArgs {
-				t.Fatalf("got code %s, want invalid_args", ErrorCode(err))
-			}
+			require.ErrorIs(t, err, ErrInvalidArgs)
+			require.ErrorContains(t, err, tt.wantErr)
+			require.Equal(t, schemas.CodeInvalidArgs, ErrorCode(err), "error code")
 		})
 	}
 }
@@ -67,15 +57,10 @@ func TestParametersSchema(t *testing.T) {
 		Required   []string                   `json:"required"`
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	if err := json.Unmarshal(echoTool("m").Parameters, &s); err != nil {
-		t.Fatal(err)
-	}
-	if s.Type != "object" || len(s.Required) != 1 || s.Required[0] != "text" {
-		t.Fatalf("got %+v, want an object schema requiring only text", s)
-	}
-	if !strings.Contains(string(s.Properties["text"]), "what to echo") {
-		t.Fatalf("got %s, want the description from the struct tag", s.Properties["text"])
-	}
+	require.NoError(t, json.Unmarshal(echoTool("m").Parameters, &s))
+	require.Equal(t, "object", s.Type)
+	require.Equal(t, []string{"text"}, s.Required)
+	require.Contains(t, string(s.Properties["text"]), "what to echo", "want the description from the struct tag")
 }
 
 func TestRegistryResolve(t *testing.T) {
@@ -98,14 +83,11 @@ func TestRegistryResolve(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := r.Resolve(tt.ref)
 			if tt.code != "" {
-				if ErrorCode(err) != tt.code {
-					t.Fatalf("got %v, want code %s", err, tt.code)
-				}
+				require.Equal(t, tt.code, ErrorCode(err), "error code of %v", err)
 				return
 			}
-			if err != nil || got.FullName() != tt.want {
-				t.Fatalf("got %q, %v; want %q", got.FullName(), err, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got.FullName())
 		})
 	}
 }
@@ -116,10 +98,7 @@ func TestRegistryAddReplaces(t *testing.T) {
 	replacement.Source = "python"
 	r.Add(replacement)
 	got, err := r.Resolve("alpha.echo")
-	if err != nil || got.Source != "python" {
-		t.Fatalf("got %+v, %v; want the replacement", got, err)
-	}
-	if n := len(r.Describe()); n != 1 {
-		t.Fatalf("got %d tools, want 1", n)
-	}
+	require.NoError(t, err)
+	require.Equal(t, "python", got.Source, "want the replacement")
+	require.Len(t, r.Describe(), 1)
 }

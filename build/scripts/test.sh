@@ -1,38 +1,15 @@
 #!/usr/bin/env bash
 # test.sh runs sandox's whole test suite on this machine, fresh or not: it
-# starts a Docker engine when none answers, makes the base image, installs
-# the NATS CLI the integration tests drive, then runs every test with the
-# race detector. The integration tests build the sandbox image themselves.
+# installs and starts what the tests need (test-deps.sh: the Docker engine,
+# the base image, Chromium, the NATS CLI), checks gofmt and go vet (lint.sh), then
+# runs every test with the race detector. The integration tests build the
+# sandbox image themselves. Arguments go to `go test`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-bash build/scripts/engine.sh
-bash build/scripts/base-image.sh
-
-# Disk limits (services/disks, integration TestDiskLimit) format ext4 images
-# and attach them to loop devices: e2fsprogs and the loop driver's control
-# node. The tests run as root, as CI does.
-if ! command -v mkfs.ext4 >/dev/null 2>&1 || ! command -v debugfs >/dev/null 2>&1; then
-  echo "test: installing e2fsprogs" >&2
-  apt-get install -y -qq e2fsprogs >/dev/null
-fi
-if [ ! -e /dev/loop-control ]; then
-  modprobe loop 2>/dev/null || mknod -m 600 /dev/loop-control c 10 237 || true
-fi
+bash build/scripts/test-deps.sh
+bash build/scripts/lint.sh
 
 export PATH="$(go env GOPATH)/bin:$PATH"
-if ! command -v nats >/dev/null 2>&1; then
-  echo "test: installing the NATS CLI" >&2
-  go install github.com/nats-io/natscli/nats@v0.5.1
-fi
-
-echo "test: gofmt and go vet" >&2
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
-if [ -n "$unformatted" ]; then
-  printf 'gofmt would change:\n%s\n' "$unformatted" >&2
-  exit 1
-fi
-go vet ./...
-
 echo "test: go test -race ./..." >&2
 go test -race -count=1 -timeout 30m "$@" ./...

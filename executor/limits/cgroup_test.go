@@ -3,11 +3,11 @@ package limits
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync"
 	"testing"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/stretchr/testify/require"
 )
 
 // cgroupLayout is where one cgroup version keeps the files a Watcher reads.
@@ -41,20 +41,14 @@ var layouts = []cgroupLayout{
 
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 func newWatcher(t *testing.T, root string) *Watcher {
 	t.Helper()
 	w, err := New(Config{CgroupRoot: root, Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return w
 }
 
@@ -69,21 +63,15 @@ func TestCheckCounters(t *testing.T) {
 			writeFile(t, file(l.pidsLimit), "64\n")
 			w := newWatcher(t, root)
 
-			if got := w.Check(); got != nil {
-				t.Fatalf("got %v before anything happened, want no hits (the 3 kills before New are not news)", got)
-			}
+			require.Nil(t, w.Check(), "before anything happened, want no hits (the 3 kills before New are not news)")
 			writeFile(t, file(l.oomEvents), l.oomLine("4"))
 			writeFile(t, file(l.pidsEvents), l.pidsLine("2"))
 			want := []schemas.LimitHit{
 				{Resource: schemas.LimitMemory, Count: 1, Message: "the kernel killed 1 process: the sandbox ran out of its 128.0 MiB of memory"},
 				{Resource: schemas.LimitPIDs, Count: 2, Message: "2 forks refused: the sandbox reached its limit of 64 processes (threads count too)"},
 			}
-			if got := w.Check(); !reflect.DeepEqual(got, want) {
-				t.Fatalf("got %+v, want %+v", got, want)
-			}
-			if got := w.Check(); got != nil {
-				t.Fatalf("got %v on a second check, want no hits", got)
-			}
+			require.Equal(t, want, w.Check())
+			require.Nil(t, w.Check(), "on a second check, want no hits")
 
 			// Without limits the messages say so.
 			writeFile(t, file(l.memoryLimit), l.unlimitedMemory)
@@ -94,19 +82,15 @@ func TestCheckCounters(t *testing.T) {
 				{Resource: schemas.LimitMemory, Count: 2, Message: "the kernel killed 2 processes: the sandbox ran out of memory"},
 				{Resource: schemas.LimitPIDs, Count: 1, Message: "1 fork refused: the sandbox reached its process limit"},
 			}
-			if got := w.Check(); !reflect.DeepEqual(got, want) {
-				t.Fatalf("got %+v, want %+v", got, want)
-			}
+			require.Equal(t, want, w.Check())
 
 			// A counter that goes down is a new baseline, not a hit.
 			writeFile(t, file(l.oomEvents), l.oomLine("0"))
-			if got := w.Check(); got != nil {
-				t.Fatalf("got %v after the counter went down, want no hits", got)
-			}
+			require.Nil(t, w.Check(), "after the counter went down, want no hits")
 			writeFile(t, file(l.oomEvents), l.oomLine("1"))
-			if got := w.Check(); len(got) != 1 || got[0].Count != 1 {
-				t.Fatalf("got %+v, want one kill counted from the new baseline", got)
-			}
+			got := w.Check()
+			require.Len(t, got, 1, "want one kill counted from the new baseline")
+			require.Equal(t, int64(1), got[0].Count, "%+v, want one kill counted from the new baseline", got)
 		})
 	}
 }
@@ -130,9 +114,7 @@ func TestCheckMissingOrBadFiles(t *testing.T) {
 			for rel := range tt.files {
 				writeFile(t, filepath.Join(root, rel), "oom_kill 5\nmax 5\n")
 			}
-			if got := w.Check(); got != nil {
-				t.Fatalf("got %v, want no hits from counters that could not be read at start", got)
-			}
+			require.Nil(t, w.Check(), "want no hits from counters that could not be read at start")
 		})
 	}
 }
@@ -142,16 +124,12 @@ func TestCheckSurvivesVanishedFile(t *testing.T) {
 	events := filepath.Join(root, "memory.events")
 	writeFile(t, events, "oom_kill 0\n")
 	w := newWatcher(t, root)
-	if err := os.Remove(events); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Check(); got != nil {
-		t.Fatalf("got %v, want no hits while the file is gone", got)
-	}
+	require.NoError(t, os.Remove(events))
+	require.Nil(t, w.Check(), "want no hits while the file is gone")
 	writeFile(t, events, "oom_kill 1\n")
-	if got := w.Check(); len(got) != 1 || got[0].Resource != schemas.LimitMemory {
-		t.Fatalf("got %+v, want the kill once the file is back", got)
-	}
+	got := w.Check()
+	require.Len(t, got, 1, "want the kill once the file is back")
+	require.Equal(t, schemas.LimitMemory, got[0].Resource, "%+v, want the kill once the file is back", got)
 }
 
 func TestNotify(t *testing.T) {
@@ -163,12 +141,10 @@ func TestNotify(t *testing.T) {
 	w.Notify(restart)
 	writeFile(t, events, "oom_kill 1\n")
 	got := w.Check()
-	if len(got) != 2 || got[0] != restart || got[1].Resource != schemas.LimitMemory {
-		t.Fatalf("got %+v, want the notice first, then the kill", got)
-	}
-	if got := w.Check(); got != nil {
-		t.Fatalf("got %v, want the notice reported once", got)
-	}
+	require.Len(t, got, 2, "want the notice first, then the kill")
+	require.Equal(t, restart, got[0], "%+v, want the notice first, then the kill", got)
+	require.Equal(t, schemas.LimitMemory, got[1].Resource, "%+v, want the notice first, then the kill", got)
+	require.Nil(t, w.Check(), "want the notice reported once")
 }
 
 func TestNotifyConcurrent(t *testing.T) {
@@ -190,9 +166,7 @@ func TestNotifyConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	got = append(got, w.Check()...)
-	if len(got) != n {
-		t.Fatalf("got %d notices, want %d, each once", len(got), n)
-	}
+	require.Len(t, got, n, "notices, each once")
 }
 
 func TestNewRejects(t *testing.T) {
@@ -205,9 +179,8 @@ func TestNewRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := New(tt.cfg); err == nil {
-				t.Fatal("got no error, want one")
-			}
+			_, err := New(tt.cfg)
+			require.Error(t, err)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package limits
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFullThreshold(t *testing.T) {
@@ -25,9 +26,7 @@ func TestFullThreshold(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := fullThreshold(tt.total, tt.bsize); got != tt.want {
-				t.Errorf("got %d, want %d", got, tt.want)
-			}
+			assert.Equal(t, tt.want, fullThreshold(tt.total, tt.bsize))
 		})
 	}
 }
@@ -46,9 +45,7 @@ func fakeStatfs(avail *int64) func(string, *syscall.Statfs_t) error {
 
 func TestCheckDiskFullOnce(t *testing.T) {
 	w, err := New(Config{CgroupRoot: t.TempDir(), Workspace: "/workspace", DiskLimitBytes: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var avail int64
 	w.statfs = fakeStatfs(&avail)
 	full := schemas.LimitHit{Resource: schemas.LimitDisk, Count: 1, Message: "/workspace is full: 64.0 MiB of 64.0 MiB used"}
@@ -66,71 +63,53 @@ func TestCheckDiskFullOnce(t *testing.T) {
 	for i, s := range steps {
 		avail = s.avail
 		got := w.Check()
-		if len(got) != len(s.want) || (len(got) == 1 && got[0] != s.want[0]) {
-			t.Fatalf("step %d (%d bytes free): got %+v, want %+v", i, s.avail, got, s.want)
-		}
+		require.Equal(t, s.want, got, "step %d (%d bytes free)", i, s.avail)
 	}
 }
 
 func TestUsageStatfs(t *testing.T) {
 	w, err := New(Config{CgroupRoot: t.TempDir(), Workspace: "/workspace", DiskLimitBytes: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	avail := int64(60 << 20)
 	w.statfs = fakeStatfs(&avail)
-	if got, err := w.Usage(); err != nil || got != 4<<20 {
-		t.Fatalf("got %d, %v, want %d", got, err, 4<<20)
-	}
+	got, err := w.Usage()
+	require.NoError(t, err)
+	require.Equal(t, int64(4<<20), got)
 	w.statfs = func(string, *syscall.Statfs_t) error { return syscall.ENOENT }
-	if _, err := w.Usage(); !errors.Is(err, syscall.ENOENT) {
-		t.Fatalf("got %v, want ENOENT", err)
-	}
+	_, err = w.Usage()
+	require.ErrorIs(t, err, syscall.ENOENT)
 }
 
 func TestUsageWalk(t *testing.T) {
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "a"), strings.Repeat("a", 100<<10))
 	writeFile(t, filepath.Join(ws, "sub", "deeper", "b"), strings.Repeat("b", 50<<10))
-	if err := os.Link(filepath.Join(ws, "a"), filepath.Join(ws, "sub", "a-again")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(ws, "a"), filepath.Join(ws, "link")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Link(filepath.Join(ws, "a"), filepath.Join(ws, "sub", "a-again")))
+	require.NoError(t, os.Symlink(filepath.Join(ws, "a"), filepath.Join(ws, "link")))
 	sparse, err := os.Create(filepath.Join(ws, "sparse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sparse.Truncate(1 << 30); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, sparse.Truncate(1<<30))
 	sparse.Close()
 
 	w, err := New(Config{CgroupRoot: t.TempDir(), Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := w.Usage()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// The file system rounds to its blocks: allow a few per file, but not
 	// a second copy of a, nor the sparse file's gigabyte.
-	if want := int64(150 << 10); got < want || got > want+64<<10 {
-		t.Fatalf("got %d bytes, want about %d (a counted once, the sparse file's hole not at all)", got, want)
-	}
+	want := int64(150 << 10)
+	require.GreaterOrEqual(t, got, want, "bytes: want a counted once, the sparse file's hole not at all")
+	require.LessOrEqual(t, got, want+64<<10, "bytes: want a counted once, the sparse file's hole not at all")
 
 	w.walkMax = 3
 	partial, err := w.Usage()
-	if !errors.Is(err, ErrPartial) || partial > got {
-		t.Fatalf("got %d, %v, want at most %d and ErrPartial", partial, err, got)
-	}
+	require.ErrorIs(t, err, ErrPartial)
+	require.LessOrEqual(t, partial, got, "partial usage, want at most the full walk's")
 
 	w.workspace = filepath.Join(ws, "missing")
-	if _, err := w.Usage(); err == nil || errors.Is(err, ErrPartial) {
-		t.Fatalf("got %v, want an error for a missing workspace", err)
-	}
+	_, err = w.Usage()
+	require.Error(t, err, "want an error for a missing workspace")
+	require.NotErrorIs(t, err, ErrPartial)
 }
 
 // TestDiskFullExt4 fills a real 20 MiB ext4 file system, as the workspace of
@@ -138,21 +117,13 @@ func TestUsageWalk(t *testing.T) {
 func TestDiskFullExt4(t *testing.T) {
 	mnt := mountExt4(t, 20<<20)
 	w, err := New(Config{CgroupRoot: t.TempDir(), Workspace: mnt, DiskLimitBytes: 20 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Check(); got != nil {
-		t.Fatalf("got %v on an empty disk, want no hits", got)
-	}
+	require.NoError(t, err)
+	require.Nil(t, w.Check(), "on an empty disk, want no hits")
 	empty, err := w.Usage()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 
 	f, err := os.Create(filepath.Join(mnt, "fill"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	chunk := make([]byte, 1<<20)
 	for err == nil {
 		_, err = f.Write(chunk)
@@ -161,23 +132,17 @@ func TestDiskFullExt4(t *testing.T) {
 		}
 	}
 	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("got %v filling the disk, want ENOSPC", err)
-	}
+	require.ErrorIs(t, err, syscall.ENOSPC, "filling the disk, want ENOSPC")
 
 	got := w.Check()
-	if len(got) != 1 || got[0].Resource != schemas.LimitDisk || got[0].Message != mnt+" is full: 20.0 MiB of 20.0 MiB used" {
-		t.Fatalf("got %+v, want %s reported full", got, mnt)
-	}
-	if used, err := w.Usage(); err != nil || used < empty+15<<20 {
-		t.Fatalf("got %d bytes used, %v, want at least 15 MiB more than the empty %d", used, err, empty)
-	}
-	if err := os.Remove(filepath.Join(mnt, "fill")); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Check(); got != nil {
-		t.Fatalf("got %v after freeing the disk, want no hits", got)
-	}
+	require.Len(t, got, 1, "want %s reported full", mnt)
+	require.Equal(t, schemas.LimitDisk, got[0].Resource, "%+v, want %s reported full", got, mnt)
+	require.Equal(t, mnt+" is full: 20.0 MiB of 20.0 MiB used", got[0].Message, "%+v, want %s reported full", got, mnt)
+	used, err := w.Usage()
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, used, empty+15<<20, "bytes used: want at least 15 MiB more than the empty disk's")
+	require.NoError(t, os.Remove(filepath.Join(mnt, "fill")))
+	require.Nil(t, w.Check(), "after freeing the disk, want no hits")
 }
 
 // mountExt4 makes an ext4 file system of size bytes in a file and mounts it,
@@ -192,25 +157,17 @@ func mountExt4(t *testing.T, size int64) string {
 	}
 	dir := t.TempDir()
 	img, mnt := filepath.Join(dir, "disk.img"), filepath.Join(dir, "mnt")
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(img, size); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
-		t.Fatalf("mkfs.ext4: %v: %s", err, out)
-	}
+	require.NoError(t, os.Mkdir(mnt, 0o755))
+	require.NoError(t, os.WriteFile(img, nil, 0o600))
+	require.NoError(t, os.Truncate(img, size))
+	out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "0", img).CombinedOutput()
+	require.NoError(t, err, "mkfs.ext4: %s", out)
 	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a loop device: %v: %s", err, out)
 	}
 	t.Cleanup(func() {
-		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount: %v: %s", err, out)
-		}
+		out, err := exec.Command("umount", mnt).CombinedOutput()
+		assert.NoError(t, err, "umount: %s", out)
 	})
 	return mnt
 }

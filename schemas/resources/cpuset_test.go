@@ -1,9 +1,10 @@
 package resources
 
 import (
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseCPUSet(t *testing.T) {
@@ -32,14 +33,11 @@ func TestParseCPUSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := parseCPUSet(tt.in)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("%q: got %v, %v, want error containing %q", tt.in, got, err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr, "%q: got %v", tt.in, got)
 				return
 			}
-			if err != nil || !slices.Equal(got, tt.want) {
-				t.Errorf("%q: got %v, %v, want %v", tt.in, got, err, tt.want)
-			}
+			require.NoError(t, err, "%q", tt.in)
+			assert.Equal(t, tt.want, got, "%q", tt.in)
 		})
 	}
 }
@@ -56,9 +54,7 @@ func TestFormatCPUSet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := formatCPUSet(tt.in); got != tt.want {
-				t.Errorf("formatCPUSet(%v): got %q, want %q", tt.in, got, tt.want)
-			}
+			assert.Equal(t, tt.want, formatCPUSet(tt.in), "formatCPUSet(%v)", tt.in)
 		})
 	}
 }
@@ -74,17 +70,12 @@ func FuzzParseCPUSet(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(cores) == 0 {
-			t.Fatalf("%q: got no cores and no error", s)
-		}
+		require.NotEmpty(t, cores, "%q: got no cores and no error", s)
 		for i := 1; i < len(cores); i++ {
-			if cores[i] <= cores[i-1] {
-				t.Fatalf("%q: got %v, want strictly increasing", s, cores)
-			}
+			require.Greater(t, cores[i], cores[i-1], "%q: got %v, want strictly increasing", s, cores)
 		}
 		again, err := parseCPUSet(formatCPUSet(cores))
-		if err != nil || !slices.Equal(again, cores) {
-			t.Fatalf("%q: written as %q, got %v, %v back, want %v", s, formatCPUSet(cores), again, err, cores)
-		}
+		require.NoError(t, err, "%q: written as %q", s, formatCPUSet(cores))
+		require.Equal(t, cores, again, "%q: written as %q", s, formatCPUSet(cores))
 	})
 }

@@ -3,10 +3,11 @@ package resources
 import (
 	"encoding/json"
 	"math"
-	"reflect"
 	"testing"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLedgerAdmit(t *testing.T) {
@@ -56,29 +57,19 @@ func TestLedgerAdmit(t *testing.T) {
 			err := l.Admit(tt.id, tt.r, host, tt.overcommit)
 			if tt.want != "" {
 				checkError(t, err, schemas.CodeResourceExhausted, tt.want)
-				if got := l.Allocations[tt.id]; got != taken[tt.id] {
-					t.Errorf("refused sandbox: got allocation %+v, want %+v", got, taken[tt.id])
-				}
+				assert.Equal(t, taken[tt.id], l.Allocations[tt.id], "refused sandbox's allocation")
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := l.Allocations[tt.id]; got != tt.r {
-				t.Errorf("got allocation %+v, want %+v", got, tt.r)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.r, l.Allocations[tt.id], "allocation")
 		})
 	}
 }
 
 func TestLedgerUnknownHost(t *testing.T) {
 	var l Ledger // nil map
-	if err := l.Admit("a", schemas.ResolvedResources{NanoCPUs: 64e9, MemoryBytes: 1 << 40}, Host{}, 1); err != nil {
-		t.Fatalf("got %v, want admitted on a host of unknown capacity", err)
-	}
-	if len(l.Allocations) != 1 {
-		t.Errorf("got %d allocations, want 1", len(l.Allocations))
-	}
+	require.NoError(t, l.Admit("a", schemas.ResolvedResources{NanoCPUs: 64e9, MemoryBytes: 1 << 40}, Host{}, 1), "want admitted on a host of unknown capacity")
+	assert.Len(t, l.Allocations, 1, "allocations, want 1")
 }
 
 func TestLedgerRelease(t *testing.T) {
@@ -86,19 +77,11 @@ func TestLedgerRelease(t *testing.T) {
 	var l Ledger
 	l.Release("nobody") // on a nil map
 	full := schemas.ResolvedResources{NanoCPUs: 4e9, MemoryBytes: 8 << 30}
-	if err := l.Admit("a", full, host, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Admit("b", full, host, 1); err == nil {
-		t.Fatal("got b admitted on a full host, want it refused")
-	}
+	require.NoError(t, l.Admit("a", full, host, 1))
+	require.Error(t, l.Admit("b", full, host, 1), "b admitted on a full host, want it refused")
 	l.Release("a")
-	if err := l.Admit("b", full, host, 1); err != nil {
-		t.Fatalf("after releasing a: got %v, want b admitted", err)
-	}
-	if _, ok := l.Allocations["a"]; ok {
-		t.Error("got a still allocated, want it released")
-	}
+	require.NoError(t, l.Admit("b", full, host, 1), "after releasing a: want b admitted")
+	assert.NotContains(t, l.Allocations, "a", "want a released")
 }
 
 func TestLedgerUsed(t *testing.T) {
@@ -108,16 +91,10 @@ func TestLedgerUsed(t *testing.T) {
 		"":  {NanoCPUs: 1},
 	}}
 	want := schemas.ResolvedResources{NanoCPUs: 1.5e9 + 1, MemoryBytes: 3 << 29, DiskBytes: 15, MemoryBandwidthBytes: 1e9, PIDs: 612}
-	if got := l.Used(); got != want {
-		t.Errorf("got %+v, want %+v", got, want)
-	}
-	if got := (Ledger{}).Used(); got != (schemas.ResolvedResources{}) {
-		t.Errorf("empty ledger: got %+v, want zero", got)
-	}
+	assert.Equal(t, want, l.Used())
+	assert.Equal(t, (schemas.ResolvedResources{}), (Ledger{}).Used(), "empty ledger")
 	saturated := Ledger{Allocations: map[string]schemas.ResolvedResources{"a": {MemoryBytes: math.MaxInt64}, "b": {MemoryBytes: 1}}}
-	if got := saturated.Used().MemoryBytes; got != math.MaxInt64 {
-		t.Errorf("got %d, want the sum to saturate at %d", got, int64(math.MaxInt64))
-	}
+	assert.Equal(t, int64(math.MaxInt64), saturated.Used().MemoryBytes, "want the sum to saturate at %d", int64(math.MaxInt64))
 }
 
 func TestLedgerJSON(t *testing.T) {
@@ -126,22 +103,12 @@ func TestLedgerJSON(t *testing.T) {
 		"b": {PIDs: 512},
 	}}
 	data, err := json.Marshal(l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got Ledger
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, l) {
-		t.Errorf("got %+v, want %+v (JSON %s)", got, l, data)
-	}
+	require.NoError(t, json.Unmarshal(data, &got))
+	assert.Equal(t, l, got, "(JSON %s)", data)
 	// An empty ledger from an empty entry accepts sandboxes.
 	var empty Ledger
-	if err := json.Unmarshal([]byte(`{}`), &empty); err != nil {
-		t.Fatal(err)
-	}
-	if err := empty.Admit("a", schemas.ResolvedResources{PIDs: 1}, Host{}, 1); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(`{}`), &empty))
+	require.NoError(t, empty.Admit("a", schemas.ResolvedResources{PIDs: 1}, Host{}, 1))
 }

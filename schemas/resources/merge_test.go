@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestMerge(t *testing.T) {
@@ -31,9 +32,7 @@ func TestMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Merge(defaults, tt.override); got != tt.want {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
+			assert.Equal(t, tt.want, Merge(defaults, tt.override))
 		})
 	}
 }
@@ -41,9 +40,8 @@ func TestMerge(t *testing.T) {
 func TestMergeKeepsGroupBestEffort(t *testing.T) {
 	defaults := schemas.ComputeResources{MemoryBandwidth: "2GB/s", MemoryBandwidthBestEffort: true}
 	got := Merge(defaults, &schemas.ComputeResources{MemoryBandwidth: "4GB/s"})
-	if !got.MemoryBandwidthBestEffort || got.MemoryBandwidth != "4GB/s" {
-		t.Errorf("got %+v, want 4GB/s with the group's best effort", got)
-	}
+	assert.True(t, got.MemoryBandwidthBestEffort, "%+v, want 4GB/s with the group's best effort", got)
+	assert.Equal(t, "4GB/s", got.MemoryBandwidth, "%+v, want 4GB/s with the group's best effort", got)
 }
 
 func with(c schemas.ComputeResources, change func(*schemas.ComputeResources)) schemas.ComputeResources {

@@ -1,12 +1,12 @@
 package resources
 
 import (
-	"errors"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParse(t *testing.T) {
@@ -19,9 +19,7 @@ func TestParse(t *testing.T) {
 		MemoryBandwidthBestEffort: true,
 		PIDs:                      100,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := Request{
 		CPU:                       Amount{Value: 1500},
 		CPUSet:                    []int{0, 2, 3},
@@ -30,22 +28,15 @@ func TestParse(t *testing.T) {
 		MemoryBandwidth:           Amount{Value: 2e9},
 		MemoryBandwidthBestEffort: true,
 		PIDs:                      100,
+		OnOOM:                     schemas.OnOOMContinue, // the default
 	}
-	if got.CPU != want.CPU || !slices.Equal(got.CPUSet, want.CPUSet) || got.Memory != want.Memory ||
-		got.Disk != want.Disk || got.MemoryBandwidth != want.MemoryBandwidth ||
-		got.MemoryBandwidthBestEffort != want.MemoryBandwidthBestEffort || got.PIDs != want.PIDs {
-		t.Errorf("got %+v, want %+v", got, want)
-	}
+	assert.Equal(t, want, got)
 }
 
 func TestParseUnset(t *testing.T) {
 	got, err := Parse(schemas.ComputeResources{CPU: "  ", Memory: ""})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.CPU.IsZero() || !got.Memory.IsZero() || got.CPUSet != nil || got.PIDs != 0 {
-		t.Errorf("got %+v, want an empty request", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, Request{OnOOM: schemas.OnOOMContinue}, got, "want an empty request with the default OOM policy")
 }
 
 func TestParseErrors(t *testing.T) {
@@ -77,13 +68,9 @@ func TestParseReportsEveryField(t *testing.T) {
 	_, err := Parse(schemas.ComputeResources{CPU: "-1", CPUSet: "x", Memory: "1KiB", Disk: "2g", MemoryBandwidth: "fast", PIDs: -5})
 	msg := checkError(t, err, schemas.CodeBadRequest, "")
 	for _, field := range []string{"compute.cpu ", "compute.cpuset ", "compute.memory ", "compute.disk ", "compute.memory_bandwidth ", "compute.pids "} {
-		if !strings.Contains(msg, field) {
-			t.Errorf("got %q, want a problem with %s", msg, field)
-		}
+		assert.Contains(t, msg, field, "want a problem with")
 	}
-	if n := strings.Count(msg, "; ") + 1; n != 6 {
-		t.Errorf("got %d problems in %q, want 6", n, msg)
-	}
+	assert.Equal(t, 6, strings.Count(msg, "; ")+1, "problems in %q, want 6", msg)
 }
 
 // checkError checks that err is a *schemas.Error with code whose message
@@ -91,11 +78,8 @@ func TestParseReportsEveryField(t *testing.T) {
 func checkError(t *testing.T, err error, code schemas.ErrorCode, want string) string {
 	t.Helper()
 	var e *schemas.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("got %v, want a *schemas.Error with code %s", err, code)
-	}
-	if e.Code != code || !strings.Contains(e.Message, want) {
-		t.Fatalf("got %s: %q, want %s containing %q", e.Code, e.Message, code, want)
-	}
+	require.ErrorAs(t, err, &e)
+	require.Equal(t, code, e.Code, "error %q", e.Message)
+	require.Contains(t, e.Message, want)
 	return e.Message
 }

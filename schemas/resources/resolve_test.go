@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // host8 is a host with 8 cores, 16 GiB of RAM, 500 GiB of disk and
@@ -60,15 +62,11 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := resolve(t, tt.in, tt.host)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if tt.want.OnOOM == "" {
 				tt.want.OnOOM = schemas.OnOOMContinue
 			}
-			if got != tt.want {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -117,9 +115,7 @@ func TestResolveErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := resolve(t, tt.in, tt.host)
-			if err == nil {
-				t.Fatalf("got %+v, want %s error", got, tt.code)
-			}
+			require.Error(t, err, "%+v, want %s error", got, tt.code)
 			checkError(t, err, tt.code, tt.want)
 		})
 	}
@@ -129,8 +125,6 @@ func TestResolveErrors(t *testing.T) {
 func resolve(t *testing.T, c schemas.ComputeResources, host Host) (schemas.ResolvedResources, error) {
 	t.Helper()
 	req, err := Parse(c)
-	if err != nil {
-		t.Fatalf("parse %+v: %v", c, err)
-	}
+	require.NoError(t, err, "parse %+v", c)
 	return Resolve(req, host)
 }

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseCPU(t *testing.T) {
@@ -98,12 +101,12 @@ func TestParseMemoryAndDisk(t *testing.T) {
 		})
 	}
 	// Disk has no minimum.
-	if got, err := parseBytes("1KiB"); err != nil || got.Value != 1024 {
-		t.Errorf("disk 1KiB: got %+v, %v, want 1024 bytes", got, err)
-	}
-	if got, err := parseBytes("1.5"); err != nil || got.Value != 1 {
-		t.Errorf("disk 1.5: got %+v, %v, want 1 byte (fraction dropped)", got, err)
-	}
+	got, err := parseBytes("1KiB")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1024), got.Value, "disk 1KiB")
+	got, err = parseBytes("1.5")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), got.Value, "disk 1.5: want the fraction dropped")
 }
 
 func TestParseBandwidth(t *testing.T) {
@@ -137,17 +140,11 @@ func TestParseBandwidth(t *testing.T) {
 func checkAmount(t *testing.T, in string, got Amount, err error, want Amount, wantErr string) {
 	t.Helper()
 	if wantErr != "" {
-		if err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Fatalf("%q: got %+v, %v, want error containing %q", in, got, err, wantErr)
-		}
+		require.ErrorContains(t, err, wantErr, "%q: got %+v", in, got)
 		return
 	}
-	if err != nil {
-		t.Fatalf("%q: got error %v, want %+v", in, err, want)
-	}
-	if got != want {
-		t.Errorf("%q: got %+v, want %+v", in, got, want)
-	}
+	require.NoError(t, err, "%q", in)
+	assert.Equal(t, want, got, "%q", in)
 }
 
 func TestAmountResolve(t *testing.T) {
@@ -170,17 +167,15 @@ func TestAmountResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.a.Resolve(tt.capacity); got != tt.want {
-				t.Errorf("got %d, want %d", got, tt.want)
-			}
+			assert.Equal(t, tt.want, tt.a.Resolve(tt.capacity))
 		})
 	}
 }
 
 func TestIsZero(t *testing.T) {
-	if !(Amount{}).IsZero() || (Amount{Value: 1}).IsZero() || (Amount{Percent: 1}).IsZero() {
-		t.Error("got IsZero true for a set amount or false for an unset one")
-	}
+	assert.True(t, (Amount{}).IsZero(), "unset amount")
+	assert.False(t, (Amount{Value: 1}).IsZero(), "an amount in bytes")
+	assert.False(t, (Amount{Percent: 1}).IsZero(), "a percent")
 }
 
 func TestFormatBytes(t *testing.T) {
@@ -203,9 +198,7 @@ func TestFormatBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := FormatBytes(tt.in); got != tt.want {
-				t.Errorf("FormatBytes(%d): got %q, want %q", tt.in, got, tt.want)
-			}
+			assert.Equal(t, tt.want, FormatBytes(tt.in), "FormatBytes(%d)", tt.in)
 		})
 	}
 }
@@ -223,9 +216,7 @@ func TestFormatBandwidth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := formatBandwidth(tt.in); got != tt.want {
-				t.Errorf("formatBandwidth(%d): got %q, want %q", tt.in, got, tt.want)
-			}
+			assert.Equal(t, tt.want, formatBandwidth(tt.in), "formatBandwidth(%d)", tt.in)
 		})
 	}
 }
@@ -239,37 +230,27 @@ func FuzzParseBytes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		a, err := parseBytes(s)
 		if err != nil {
-			if !a.IsZero() {
-				t.Fatalf("%q: got %+v with error %v, want a zero amount", s, a, err)
-			}
+			require.True(t, a.IsZero(), "%q: got %+v with error %v, want a zero amount", s, a, err)
 			return
 		}
 		if a.IsRelative() {
-			if a.Value != 0 || a.Percent > 100 {
-				t.Fatalf("%q: got %+v, want only a percent in (0, 100]", s, a)
-			}
+			require.Zero(t, a.Value, "%q: got %+v, want only a percent in (0, 100]", s, a)
+			require.LessOrEqual(t, a.Percent, 100.0, "%q: got %+v, want only a percent in (0, 100]", s, a)
 			return
 		}
-		if a.Value <= 0 {
-			t.Fatalf("%q: got %+v, want a positive value", s, a)
-		}
+		require.Greater(t, a.Value, int64(0), "%q: got %+v, want a positive value", s, a)
 		// The same amount in plain bytes, spaced, parses to the same value.
 		for _, again := range []string{strconv.FormatInt(a.Value, 10), " " + s + " ", strconv.FormatInt(a.Value, 10) + " B"} {
 			b, err := parseBytes(again)
-			if err != nil || b != a {
-				t.Fatalf("%q: got %+v, %v, want %+v as for %q", again, b, err, a, s)
-			}
+			require.NoError(t, err, "%q", again)
+			require.Equal(t, a, b, "%q, as for %q", again, s)
 		}
 		// What FormatBytes writes parses back to within 5%.
 		if a.Value < 1<<62 {
 			text := FormatBytes(a.Value)
 			b, err := parseBytes(text)
-			if err != nil {
-				t.Fatalf("FormatBytes(%d) = %q: got error %v", a.Value, text, err)
-			}
-			if diff := math.Abs(float64(b.Value-a.Value)) / float64(a.Value); diff > 0.05 {
-				t.Fatalf("FormatBytes(%d) = %q: got %d back, off by %.1f%%", a.Value, text, b.Value, diff*100)
-			}
+			require.NoError(t, err, "FormatBytes(%d) = %q", a.Value, text)
+			require.InEpsilon(t, a.Value, b.Value, 0.05, "FormatBytes(%d) = %q", a.Value, text)
 		}
 	})
 }

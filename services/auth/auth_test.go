@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
 )
@@ -238,4 +239,37 @@ func TestSocketOnlySandboxRefusedOverTCP(t *testing.T) {
 	nc, err := nats.Connect("", nats.InProcessServer(s), creds.Option(), nats.NoReconnect())
 	require.NoError(t, err, "in process, as through the socket")
 	nc.Close()
+}
+
+// TestSandboxAsksTheSearchService shows that a sandbox may send the search
+// service a request and get the answer in its own inbox, and no one else's.
+func TestSandboxAsksTheSearchService(t *testing.T) {
+	s, a := startServer(t)
+	url := s.ClientURL()
+	service, serviceErrs := conn(t, url, mint(t, a, auth.RoleSearch, ""))
+	_, err := service.QueueSubscribe(schemas.SearchSubject, "sandox-search", func(m *nats.Msg) { _ = m.Respond([]byte("results")) })
+	require.NoError(t, err)
+	require.NoError(t, service.Flush())
+
+	errs := make(chan error, 16)
+	sb, err := nats.Connect(url, mint(t, a, auth.RoleSandbox, "sb-a").Option(), nats.NoReconnect(),
+		nats.CustomInboxPrefix(schemas.SandboxInboxPrefix("sb-a")),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err }))
+	require.NoError(t, err)
+	t.Cleanup(sb.Close)
+	resp, err := sb.Request(schemas.SearchSubject, []byte(`{"query":"q"}`), 2*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, "results", string(resp.Data))
+
+	// Another sandbox's inbox stays closed to it.
+	_, err = sb.SubscribeSync(schemas.SandboxInboxPrefix("sb-b") + ".>")
+	require.NoError(t, err)
+	violation(t, errs, "subscription", schemas.SandboxInboxPrefix("sb-b")+".>")
+
+	// The search service publishes replies and nothing else.
+	require.NoError(t, service.Publish("sandox.cmd.end_group", []byte("x")))
+	violation(t, serviceErrs, "publish", "sandox.cmd.end_group")
+	_, err = service.SubscribeSync("sandbox.sb-a.>")
+	require.NoError(t, err)
+	violation(t, serviceErrs, "subscription", "sandbox.sb-a.>")
 }

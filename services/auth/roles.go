@@ -29,9 +29,13 @@ const (
 	// nothing to sandboxes or the orchestrator.
 	RoleAudit Role = "audit"
 	// RoleSandbox is one sandbox's executor: it subscribes to
-	// sandbox.<id>.> only and publishes only replies to requests it
-	// received.
+	// sandbox.<id>.> only, and publishes replies to requests it received,
+	// the audit records of its own batches and answers, and requests to
+	// the control-plane services (schemas.SandboxServiceSubjects).
 	RoleSandbox Role = "sandbox"
+	// RoleSearch is the web search service: it takes requests on
+	// schemas.SearchSubject and publishes only its replies.
+	RoleSearch Role = "search"
 )
 
 // Where the Service answers the control plane.
@@ -94,12 +98,23 @@ func Permissions(role Role, sandboxID string) (jwt.Permissions, error) {
 		if err := schemas.ValidateID("sandbox", sandboxID); err != nil {
 			return p, err
 		}
-		// No publish allow list and a response permission: the server
-		// turns off the blanket allow, so only replies go out.
+		// Besides replies to requests it received (the response
+		// permission), a sandbox publishes only the audit records of its
+		// own batches and answers, and requests to the control-plane
+		// services, whose replies come back under its own subjects
+		// (schemas.SandboxInboxPrefix).
+		p.Pub.Allow.Add(
+			schemas.BatchRecordSubject(sandboxID),
+			schemas.ObservationSubject(sandboxID, "*"),
+		)
+		p.Pub.Allow.Add(schemas.SandboxServiceSubjects()...)
 		p.Sub.Allow.Add(schemas.SandboxSubjects(sandboxID))
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: responseTTL}
+	case RoleSearch:
+		p.Sub.Allow.Add(schemas.SearchSubject)
+		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	default:
-		return p, fmt.Errorf("unknown role %q (want control, client, audit or sandbox)", role)
+		return p, fmt.Errorf("unknown role %q (want control, client, audit, sandbox or search)", role)
 	}
 	return p, nil
 }

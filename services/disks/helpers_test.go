@@ -5,15 +5,16 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
 
 const (
-	testSize = 64 << 20
-	testUID  = 10001
-	testGID  = 10001
+	testSize int64 = 64 << 20
+	testUID        = 10001
+	testGID        = 10001
 )
 
 // requireLoop skips the test unless this process can attach loop devices.
@@ -38,16 +39,10 @@ func newPool(t *testing.T) *Pool {
 func attach(t *testing.T, p *Pool, name string) Disk {
 	t.Helper()
 	d, err := p.Attach(t.Context(), name, testSize, testUID, testGID)
-	if err != nil {
-		t.Fatalf("Attach(%q): %v", name, err)
-	}
+	require.NoError(t, err, "Attach(%q)", name)
 	t.Cleanup(func() {
-		if err := p.Detach(name); err != nil {
-			t.Errorf("cleanup: Detach(%q): %v", name, err)
-		}
-		if got := backingFile(d.Device); strings.TrimSuffix(got, deletedSuffix) == d.Image {
-			t.Errorf("cleanup: %s still backed by %s", d.Device, got)
-		}
+		assert.NoError(t, p.Detach(name), "cleanup: Detach(%q)", name)
+		assert.NotEqual(t, d.Image, strings.TrimSuffix(backingFile(d.Device), deletedSuffix), "cleanup: %s still backed by its image", d.Device)
 	})
 	return d
 }
@@ -57,12 +52,10 @@ func attach(t *testing.T, p *Pool, name string) Disk {
 func mount(t *testing.T, dev string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := unix.Mount(dev, dir, "ext4", 0, ""); err != nil {
-		t.Fatalf("mount %s on %s: %v", dev, dir, err)
-	}
+	require.NoError(t, unix.Mount(dev, dir, "ext4", 0, ""), "mount %s on %s", dev, dir)
 	t.Cleanup(func() {
-		if err := unix.Unmount(dir, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-			t.Errorf("cleanup: unmount %s: %v", dir, err)
+		if err := unix.Unmount(dir, 0); !errors.Is(err, unix.EINVAL) { // EINVAL: the test unmounted it
+			assert.NoError(t, err, "cleanup: unmount %s", dir)
 		}
 	})
 	return dir
@@ -71,15 +64,5 @@ func mount(t *testing.T, dev string) string {
 // unmount unmounts dir.
 func unmount(t *testing.T, dir string) {
 	t.Helper()
-	if err := unix.Unmount(dir, 0); err != nil {
-		t.Fatalf("unmount %s: %v", dir, err)
-	}
-}
-
-// checkFor fails the test unless cond becomes true within d.
-func checkFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	if !waitFor(d, cond) {
-		t.Fatalf("after %v: %s", d, what)
-	}
+	require.NoError(t, unix.Unmount(dir, 0), "unmount %s", dir)
 }

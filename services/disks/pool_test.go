@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandox/sandox/internal/poll"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,45 +23,26 @@ func TestAttachMakesDevice(t *testing.T) {
 	p := newPool(t)
 	d := attach(t, p, "sbx-1")
 
-	if want := filepath.Join(p.Dir, "sbx-1.img"); d.Image != want {
-		t.Errorf("Image: got %q, want %q", d.Image, want)
-	}
-	if !strings.HasPrefix(d.Device, "/dev/loop") {
-		t.Errorf("Device: got %q, want /dev/loopN", d.Device)
-	}
-	if d.Name != "sbx-1" || d.SizeBytes != testSize {
-		t.Errorf("got name %q size %d, want sbx-1 %d", d.Name, d.SizeBytes, testSize)
-	}
-	if got := backingFile(d.Device); got != d.Image {
-		t.Errorf("backing_file of %s: got %q, want %q", d.Device, got, d.Image)
-	}
+	assert.Equal(t, filepath.Join(p.Dir, "sbx-1.img"), d.Image, "image")
+	assert.True(t, strings.HasPrefix(d.Device, "/dev/loop"), "device %q, want /dev/loopN", d.Device)
+	assert.Equal(t, "sbx-1", d.Name, "name")
+	assert.Equal(t, testSize, d.SizeBytes, "size")
+	assert.Equal(t, d.Image, backingFile(d.Device), "backing_file of %s", d.Device)
 	fd, err := unix.Open(d.Device, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	info, err := unix.IoctlLoopGetStatus64(fd)
 	unix.Close(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Flags&unix.LO_FLAGS_AUTOCLEAR != 0 {
-		t.Errorf("flags: got %#x, want no LO_FLAGS_AUTOCLEAR", info.Flags)
-	}
-	if got := unix.ByteSliceToString(info.File_name[:]); got != d.Image {
-		t.Errorf("lo_file_name: got %q, want %q", got, d.Image)
-	}
+	require.NoError(t, err)
+	assert.Zero(t, info.Flags&unix.LO_FLAGS_AUTOCLEAR, "flags: got %#x, want no LO_FLAGS_AUTOCLEAR", info.Flags)
+	assert.Equal(t, d.Image, unix.ByteSliceToString(info.File_name[:]), "lo_file_name")
 
 	again, err := p.Attach(t.Context(), "sbx-1", testSize, testUID, testGID)
-	if err != nil {
-		t.Fatalf("second Attach: %v", err)
-	}
-	if again != d {
-		t.Errorf("second Attach: got %+v, want %+v", again, d)
-	}
+	require.NoError(t, err, "second Attach")
+	assert.Equal(t, d, again, "second Attach")
 	found, ok, err := p.Find("sbx-1")
-	if err != nil || !ok || found != d {
-		t.Errorf("Find: got %+v, %v, %v, want %+v, true, nil", found, ok, err, d)
-	}
+	require.NoError(t, err, "Find")
+	assert.True(t, ok, "Find")
+	assert.Equal(t, d, found, "Find")
 }
 
 func TestAttachConcurrent(t *testing.T) {
@@ -74,20 +58,15 @@ func TestAttachConcurrent(t *testing.T) {
 	wg.Wait()
 	for _, name := range []string{"a", "b", "c"} {
 		t.Cleanup(func() {
-			if err := p.Detach(name); err != nil {
-				t.Errorf("cleanup: Detach(%q): %v", name, err)
-			}
+			assert.NoError(t, p.Detach(name), "cleanup: Detach(%q)", name)
 		})
 	}
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	if disks[0] != disks[1] || disks[0] != disks[2] {
-		t.Errorf("same name attached as %v, %v, %v, want one device", disks[0].Device, disks[1].Device, disks[2].Device)
-	}
-	if disks[0].Device == disks[3].Device || disks[3].Device == disks[4].Device || disks[0].Device == disks[4].Device {
-		t.Errorf("different names share a device: %v, %v, %v", disks[0].Device, disks[3].Device, disks[4].Device)
-	}
+	require.NoError(t, errors.Join(errs...))
+	assert.Equal(t, disks[0], disks[1], "same name, want one device")
+	assert.Equal(t, disks[0], disks[2], "same name, want one device")
+	assert.NotEqual(t, disks[0].Device, disks[3].Device, "different names share a device")
+	assert.NotEqual(t, disks[3].Device, disks[4].Device, "different names share a device")
+	assert.NotEqual(t, disks[0].Device, disks[4].Device, "different names share a device")
 }
 
 func TestWriteUntilFull(t *testing.T) {
@@ -97,24 +76,19 @@ func TestWriteUntilFull(t *testing.T) {
 	dir := mount(t, d.Device)
 
 	var st unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
-		t.Fatal(err)
-	}
-	if st.Uid != testUID || st.Gid != testGID {
-		t.Errorf("root owner: got %d:%d, want %d:%d", st.Uid, st.Gid, testUID, testGID)
-	}
-	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
-		t.Errorf("got entries %v (err %v) in a new disk, want none (no lost+found)", entries, err)
-	}
+	require.NoError(t, unix.Stat(dir, &st))
+	assert.Equal(t, uint32(testUID), st.Uid, "root owner uid")
+	assert.Equal(t, uint32(testGID), st.Gid, "root owner gid")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "entries in a new disk, want none (no lost+found)")
 
 	written, err := fill(filepath.Join(dir, "big"))
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Errorf("filling the disk: got error %v, want ENOSPC", err)
-	}
-	if minWant := int64(testSize) * 80 / 100; written > testSize || written < minWant {
-		t.Errorf("wrote %d bytes before ENOSPC, want between %d and %d", written, minWant, testSize)
-	}
-	t.Logf("wrote %d of %d bytes (%.1f%%) before ENOSPC", written, testSize, 100*float64(written)/testSize)
+	assert.ErrorIs(t, err, syscall.ENOSPC, "filling the disk")
+	minWant := testSize * 80 / 100
+	assert.LessOrEqual(t, written, testSize, "bytes written before ENOSPC")
+	assert.GreaterOrEqual(t, written, minWant, "bytes written before ENOSPC")
+	t.Logf("wrote %d of %d bytes (%.1f%%) before ENOSPC", written, testSize, 100*float64(written)/float64(testSize))
 	unmount(t, dir)
 }
 
@@ -145,31 +119,17 @@ func TestDetach(t *testing.T) {
 	requireLoop(t)
 	p := newPool(t)
 	d, err := p.Attach(t.Context(), "gone", testSize, testUID, testGID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Detach("gone"); err != nil {
-		t.Fatalf("Detach: %v", err)
-	}
-	if got := backingFile(d.Device); got == d.Image {
-		t.Errorf("after Detach %s is still backed by %s", d.Device, got)
-	}
-	if _, err := os.Stat(d.Image); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("after Detach stat image: got %v, want not exist", err)
-	}
-	if _, ok, err := p.Find("gone"); ok || err != nil {
-		t.Errorf("after Detach Find: got %v, %v, want false, nil", ok, err)
-	}
-	if err := p.Detach("gone"); err != nil {
-		t.Errorf("second Detach: got %v, want nil", err)
-	}
-	if err := p.Detach("never-made"); err != nil {
-		t.Errorf("Detach of a name never attached: got %v, want nil", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, p.Detach("gone"), "Detach")
+	assert.NotEqual(t, d.Image, backingFile(d.Device), "after Detach %s is still backed by its image", d.Device)
+	assert.NoFileExists(t, d.Image, "after Detach")
+	_, ok, err := p.Find("gone")
+	assert.NoError(t, err, "after Detach Find")
+	assert.False(t, ok, "after Detach Find")
+	assert.NoError(t, p.Detach("gone"), "second Detach")
+	assert.NoError(t, p.Detach("never-made"), "Detach of a name never attached")
 	missing := &Pool{Dir: filepath.Join(t.TempDir(), "missing")}
-	if err := missing.Detach("x"); err != nil {
-		t.Errorf("Detach in a missing Dir: got %v, want nil", err)
-	}
+	assert.NoError(t, missing.Detach("x"), "Detach in a missing Dir")
 }
 
 func TestDetachWhileMounted(t *testing.T) {
@@ -179,24 +139,17 @@ func TestDetachWhileMounted(t *testing.T) {
 	dir := mount(t, d.Device)
 
 	err := p.Detach("mounted")
-	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "busy") {
-		t.Fatalf("Detach while mounted: got %v, want an ErrBusy error", err)
-	}
-	if got := backingFile(d.Device); got != d.Image {
-		t.Errorf("after busy Detach backing_file: got %q, want %q", got, d.Image)
-	}
+	require.ErrorIs(t, err, ErrBusy, "Detach while mounted")
+	require.ErrorContains(t, err, "busy", "Detach while mounted")
+	assert.Equal(t, d.Image, backingFile(d.Device), "after busy Detach backing_file")
 	// The failed Detach must not leave the device set to clear itself:
 	// Docker unmounts and mounts the volume again on a restart.
 	unmount(t, dir)
 	dir = mount(t, d.Device)
 	unmount(t, dir)
 
-	if err := p.Detach("mounted"); err != nil {
-		t.Fatalf("Detach after unmount: %v", err)
-	}
-	if got := backingFile(d.Device); got == d.Image {
-		t.Errorf("after Detach %s is still backed by %s", d.Device, got)
-	}
+	require.NoError(t, p.Detach("mounted"), "Detach after unmount")
+	assert.NotEqual(t, d.Image, backingFile(d.Device), "after Detach %s is still backed by its image", d.Device)
 }
 
 func TestReattachKeepsFiles(t *testing.T) {
@@ -204,26 +157,21 @@ func TestReattachKeepsFiles(t *testing.T) {
 	p := newPool(t)
 	d := attach(t, p, "keep")
 	dir := mount(t, d.Device)
-	if err := os.WriteFile(filepath.Join(dir, "note"), []byte("hello"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "note"), []byte("hello"), 0o644))
 	unmount(t, dir)
 
 	clearLoop(t, d.Device)
-	checkFor(t, 2*time.Second, d.Device+" still attached", func() bool { return backingFile(d.Device) == "" })
-	if _, ok, err := p.Find("keep"); ok || err != nil {
-		t.Fatalf("Find of a detached image: got %v, %v, want false, nil", ok, err)
-	}
+	poll.Until(t, 2*time.Second, d.Device+" to be detached", func() bool { return backingFile(d.Device) == "" })
+	_, ok, err := p.Find("keep")
+	require.NoError(t, err, "Find of a detached image")
+	require.False(t, ok, "Find of a detached image")
 
 	again, err := p.Attach(t.Context(), "keep", testSize, testUID, testGID)
-	if err != nil {
-		t.Fatalf("Attach again: %v", err)
-	}
+	require.NoError(t, err, "Attach again")
 	dir = mount(t, again.Device)
 	got, err := os.ReadFile(filepath.Join(dir, "note"))
-	if err != nil || string(got) != "hello" {
-		t.Errorf("after re-Attach read note: got %q, %v, want \"hello\"", got, err)
-	}
+	require.NoError(t, err, "after re-Attach read note")
+	assert.Equal(t, "hello", string(got), "after re-Attach read note")
 	unmount(t, dir)
 }
 
@@ -231,13 +179,9 @@ func TestReattachKeepsFiles(t *testing.T) {
 func clearLoop(t *testing.T, dev string) {
 	t.Helper()
 	fd, err := unix.Open(dev, unix.O_RDWR|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer unix.Close(fd)
-	if err := unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0); err != nil {
-		t.Fatalf("LOOP_CLR_FD %s: %v", dev, err)
-	}
+	require.NoError(t, unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0), "LOOP_CLR_FD %s", dev)
 }
 
 func TestAttachRejects(t *testing.T) {
@@ -264,12 +208,10 @@ func TestAttachRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPool(t)
 			_, err := p.Attach(t.Context(), tt.disk, tt.size, tt.uid, testGID)
-			if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.wantText) {
-				t.Fatalf("got %v, want %v containing %q", err, tt.wantErr, tt.wantText)
-			}
-			if left, _ := os.ReadDir(p.Dir); len(left) != 0 {
-				t.Errorf("left files behind: %v", left)
-			}
+			require.ErrorIs(t, err, tt.wantErr)
+			require.ErrorContains(t, err, tt.wantText)
+			left, _ := os.ReadDir(p.Dir)
+			assert.Empty(t, left, "files left behind")
 		})
 	}
 }
@@ -279,12 +221,10 @@ func TestAttachCancelled(t *testing.T) {
 	p := newPool(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := p.Attach(ctx, "cancelled", testSize, testUID, testGID); !errors.Is(err, context.Canceled) {
-		t.Errorf("Attach with a cancelled context: got %v, want context.Canceled", err)
-	}
-	if left, _ := os.ReadDir(p.Dir); len(left) != 0 {
-		t.Errorf("left files behind: %v", left)
-	}
+	_, err := p.Attach(ctx, "cancelled", testSize, testUID, testGID)
+	assert.ErrorIs(t, err, context.Canceled, "Attach with a cancelled context")
+	left, _ := os.ReadDir(p.Dir)
+	assert.Empty(t, left, "files left behind")
 }
 
 func TestList(t *testing.T) {
@@ -293,64 +233,47 @@ func TestList(t *testing.T) {
 	a := attach(t, p, "a")
 	b := attach(t, p, "b")
 	clearLoop(t, b.Device)
-	checkFor(t, 2*time.Second, b.Device+" still attached", func() bool { return backingFile(b.Device) == "" })
+	poll.Until(t, 2*time.Second, b.Device+" to be detached", func() bool { return backingFile(b.Device) == "" })
 	b.Device = ""
 	for _, stray := range []string{"notes.txt", "bad name.img"} {
-		if err := os.WriteFile(filepath.Join(p.Dir, stray), nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(p.Dir, stray), nil, 0o600))
 	}
 
 	got, err := p.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got[0] != a || got[1] != b {
-		t.Errorf("List: got %+v, want [%+v %+v]", got, a, b)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []Disk{a, b}, got, "List")
 
 	missing := &Pool{Dir: filepath.Join(t.TempDir(), "missing")}
-	if got, err := missing.List(); len(got) != 0 || err != nil {
-		t.Errorf("List of a missing Dir: got %v, %v, want none, nil", got, err)
-	}
+	got, err = missing.List()
+	assert.NoError(t, err, "List of a missing Dir")
+	assert.Empty(t, got, "List of a missing Dir")
 
 	// DetachAll removes both, attached or not, and leaves the strays.
-	if err := p.DetachAll(); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := p.List(); len(got) != 0 || err != nil {
-		t.Errorf("List after DetachAll: got %v, %v, want none, nil", got, err)
-	}
-	if backingFile(a.Device) != "" {
-		t.Errorf("%s still attached after DetachAll", a.Device)
-	}
-	if err := missing.DetachAll(); err != nil {
-		t.Errorf("DetachAll of a missing Dir: got %v, want nil", err)
-	}
+	require.NoError(t, p.DetachAll())
+	got, err = p.List()
+	assert.NoError(t, err, "List after DetachAll")
+	assert.Empty(t, got, "List after DetachAll")
+	assert.Empty(t, backingFile(a.Device), "%s still attached after DetachAll", a.Device)
+	assert.NoError(t, missing.DetachAll(), "DetachAll of a missing Dir")
 }
 
 func TestCapacity(t *testing.T) {
 	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "not", "yet")} {
 		p := &Pool{Dir: dir}
 		got, err := p.Capacity()
-		if err != nil || got <= 0 {
-			t.Errorf("Capacity of %s: got %d, %v, want > 0, nil", dir, got, err)
-		}
+		assert.NoError(t, err, "Capacity of %s", dir)
+		assert.Positive(t, got, "Capacity of %s", dir)
 	}
 }
 
 func TestCheck(t *testing.T) {
 	requireLoop(t)
-	if err := newPool(t).Check(); err != nil {
-		t.Errorf("Check: got %v, want nil", err)
-	}
+	assert.NoError(t, newPool(t).Check())
 
 	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	p := &Pool{Dir: filepath.Join(file, "disks")}
-	if err := p.Check(); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "not a directory") {
-		t.Errorf("Check with Dir under a file: got %v, want ErrUnsupported saying not a directory", err)
-	}
+	err := p.Check()
+	assert.ErrorIs(t, err, ErrUnsupported, "Check with Dir under a file")
+	assert.ErrorContains(t, err, "not a directory", "Check with Dir under a file")
 }

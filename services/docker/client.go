@@ -43,7 +43,7 @@ func New(ctx context.Context) (*Client, error) {
 // Ping checks that the engine answers.
 func (c *Client) Ping(ctx context.Context) error {
 	if _, err := c.api.Ping(ctx); err != nil {
-		return fmt.Errorf("%w at %s: %v (start it with build/scripts/engine.sh, or install Docker)", ErrEngineUnavailable, c.api.DaemonHost(), err)
+		return fmt.Errorf("%w at %s: %w (start it with build/scripts/engine.sh, or install Docker)", ErrEngineUnavailable, c.api.DaemonHost(), err)
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ type Config struct {
 	Runtime string
 	// TmpSize is the size of a sandbox's /tmp (a tmpfs, counted in its memory).
 	TmpSize string
+	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
+	// memory), where POSIX shared memory and semaphores live.
+	ShmSize string
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -70,5 +73,6 @@ func DefaultConfig() Config {
 		EgressDir:        "/var/lib/sandox/egress",
 		EgressNetwork:    "sandox-egress",
 		TmpSize:          "256m",
+		ShmSize:          "64m",
 	}
 }

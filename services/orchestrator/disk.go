@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"strconv"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/disks"
@@ -14,9 +13,20 @@ import (
 // a local volume. Writes past the size fail with ENOSPC in that sandbox
 // alone.
 type diskPool struct {
-	pool *disks.Pool
+	pool Disks
 	err  error // why disk limits cannot be enforced here, or nil
 }
+
+// Disks keeps the disk images of sandboxes, attached as block devices.
+// *disks.Pool implements it; its doc comments say what each call does.
+type Disks interface {
+	Attach(ctx context.Context, name string, size int64, uid, gid int) (disks.Disk, error)
+	Detach(name string) error
+	List() ([]disks.Disk, error)
+	Capacity() (int64, error)
+}
+
+var _ Disks = (*disks.Pool)(nil)
 
 func newDiskPool(dir string) diskPool {
 	if dir == "" {
@@ -32,7 +42,7 @@ func newDiskPool(dir string) diskPool {
 // diskSupport says why a disk limit cannot be enforced, or nil.
 func (w *Worker) diskSupport() error {
 	if err := w.disks.err; err != nil {
-		return schemas.Errorf(schemas.CodeUnsupported, "compute.disk: this host cannot enforce a disk limit: %v", err)
+		return schemas.Errorf(schemas.CodeUnsupported, "compute.disk: this host cannot enforce a disk limit: %w", err)
 	}
 	return nil
 }
@@ -45,32 +55,34 @@ func (w *Worker) diskCapacity() int64 {
 	}
 	n, err := w.disks.pool.Capacity()
 	if err != nil {
-		w.log.Warn("disk capacity unknown", "dir", w.disks.pool.Dir, "err", err)
+		w.log.Warn("disk capacity unknown", "dir", w.cfg.DisksDir, "err", err)
 		return 0
 	}
 	return n
 }
 
-// volumeOptions makes the disk of a sandbox with a disk limit and returns
-// the options that mount it as its workspace volume; nil when it has none.
-func (w *Worker) volumeOptions(ctx context.Context, st *schemas.SandboxStatus) (map[string]string, error) {
+// attachDisk makes the disk of a sandbox with a disk limit and sets the
+// volume spec that mounts it as its workspace; it does nothing for a
+// sandbox without one.
+func (w *Worker) attachDisk(ctx context.Context, st *schemas.SandboxStatus, vol *VolumeSpec) error {
 	if st.Resources.DiskBytes == 0 {
-		return nil, nil
+		return nil
 	}
 	if err := w.diskSupport(); err != nil {
-		return nil, err
+		return err
 	}
 	d, err := w.disks.pool.Attach(ctx, st.ID, st.Resources.DiskBytes, sandboxUID, sandboxUID)
 	switch {
 	case errors.Is(err, disks.ErrNoSpace):
-		return nil, schemas.Errorf(schemas.CodeResourceExhausted, "compute.disk: %v", err)
+		return schemas.Errorf(schemas.CodeResourceExhausted, "compute.disk: %w", err)
 	case errors.Is(err, disks.ErrInvalid):
-		return nil, schemas.Errorf(schemas.CodeBadRequest, "compute.disk: %v", err)
+		return schemas.Errorf(schemas.CodeBadRequest, "compute.disk: %w", err)
 	case err != nil:
-		return nil, err
+		return err
 	}
 	st.DiskDevice = d.Device
-	return map[string]string{"type": "ext4", "device": d.Device}, nil
+	vol.Device, vol.FSType = d.Device, "ext4"
+	return nil
 }
 
 // detachDisk removes the disk of a sandbox, if it has one. The volume that
@@ -80,38 +92,4 @@ func (w *Worker) detachDisk(sandboxID string) error {
 		return nil
 	}
 	return w.disks.pool.Detach(sandboxID)
-}
-
-// diskEnv tells the executor its disk limit, so that it reports a full disk.
-func diskEnv(r schemas.ResolvedResources) string {
-	return "SANDOX_DISK_BYTES=" + strconv.FormatInt(r.DiskBytes, 10)
-}
-
-// reconcileDisks detaches and deletes the disks of sandboxes that no longer
-// exist (a worker that died between ending a sandbox and detaching its
-// disk), so that loop devices and images do not leak.
-func (w *Worker) reconcileDisks(ctx context.Context) {
-	if w.disks.pool == nil {
-		return
-	}
-	all, err := w.disks.pool.List()
-	if err != nil {
-		w.log.Warn("list sandbox disks", "err", err)
-		return
-	}
-	for _, d := range all {
-		_, _, err := w.store.sandbox(ctx, d.Name)
-		if err == nil || wireError(err).Code != schemas.CodeNotFound {
-			continue
-		}
-		if err := w.rt.RemoveVolume(ctx, VolumeName(d.Name)); err != nil {
-			w.log.Warn("remove volume of a stale disk", "sandbox", d.Name, "err", err)
-			continue
-		}
-		if err := w.disks.pool.Detach(d.Name); err != nil {
-			w.log.Warn("detach stale disk", "sandbox", d.Name, "err", err)
-			continue
-		}
-		w.log.Info("detached the disk of a sandbox that no longer exists", "sandbox", d.Name)
-	}
 }

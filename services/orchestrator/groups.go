@@ -32,7 +32,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 		return err
 	}
 	var errs []error
-	errs = append(errs, w.checkTools(spec.Tools))
+	errs = append(errs, w.checkTools(spec.Tools, spec.Families))
 	if _, err := resources.Parse(spec.Compute); err != nil {
 		errs = append(errs, err)
 	}
@@ -45,13 +45,13 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "sandbox %q is listed twice", sb.ID))
 		}
 		seen[sb.ID] = true
-		errs = append(errs, w.checkTools(sb.Tools))
+		errs = append(errs, w.checkTools(sb.Tools, sb.Families))
 		if _, err := resources.Parse(resources.Merge(spec.Compute, sb.Compute)); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return schemas.Errorf(schemas.CodeBadRequest, "group %s: %v", spec.ID, err)
+		return schemas.Errorf(schemas.CodeBadRequest, "group %s: %w", spec.ID, err)
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 // that fails does not stop the others; the result lists every sandbox and
 // the error names those that failed.
 func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	unlock := w.locks.lock("group/" + cmd.GroupID)
+	unlock := w.locks.lock(groupKey(cmd.GroupID))
 	defer unlock()
 	g, _, err := w.store.group(ctx, cmd.GroupID)
 	if err != nil {
@@ -89,7 +89,7 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 		return res, err
 	}
 	if err := errors.Join(errs...); err != nil {
-		return res, schemas.Errorf(wireError(errs[0]).Code, "group %s started with failures: %v", g.ID, err)
+		return res, schemas.Errorf(wireError(errs[0]).Code, "group %s started with failures: %w", g.ID, err)
 	}
 	return res, nil
 }
@@ -97,6 +97,8 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 // ensureSandboxRunning creates (unless it exists) and starts an initial
 // sandbox of a group; starting a group twice leaves running ones alone.
 func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
+	unlock := w.locks.lock(sandboxKey(spec.ID))
+	defer unlock()
 	st, _, err := w.store.sandbox(ctx, spec.ID)
 	if err != nil {
 		st, err = w.doCreateSandbox(ctx, g, spec, cmdID)
@@ -113,7 +115,7 @@ func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus
 // endGroup ends every sandbox of the group, removes anything left with the
 // group's label, and forgets the group.
 func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	unlock := w.locks.lock("group/" + cmd.GroupID)
+	unlock := w.locks.lock(groupKey(cmd.GroupID))
 	defer unlock()
 	g, _, err := w.store.group(ctx, cmd.GroupID)
 	if err != nil {
@@ -122,7 +124,9 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	var errs []error
 	var ended []schemas.SandboxStatus
 	for _, id := range g.Sandboxes {
+		unlockSandbox := w.locks.lock(sandboxKey(id))
 		st, err := w.doEndSandbox(ctx, id, cmd.ID)
+		unlockSandbox()
 		if err != nil && wireError(err).Code != schemas.CodeNotFound {
 			errs = append(errs, err)
 		}
@@ -138,12 +142,15 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	}
 	for _, c := range left {
 		sb := c.Labels[LabelSandbox]
+		unlockSandbox := w.locks.lock(sandboxKey(sb))
 		if err := w.removeSandboxResources(ctx, c.ID, sb); err != nil {
 			errs = append(errs, err)
+		} else if !slices.Contains(g.Sandboxes, sb) {
+			if err := w.store.deleteSandbox(ctx, sb); err != nil {
+				errs = append(errs, err)
+			}
 		}
-		if !slices.Contains(g.Sandboxes, sb) {
-			_ = w.store.deleteSandbox(ctx, sb)
-		}
+		unlockSandbox()
 	}
 	if err := errors.Join(errs...); err != nil {
 		return schemas.CommandResult{Sandboxes: ended}, err

@@ -8,19 +8,19 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/docker/docker/api/types/mount"
-
 	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // SandboxCredsPath is where a sandbox's executor finds its NATS
 // credentials: a read-only bind of one file that only SandboxUser can read.
 const SandboxCredsPath = "/run/sandox/nats.creds"
 
+// credsSuffix ends the name of every credentials file in CredsDir.
+const credsSuffix = ".creds"
+
 // credsFile is the host path of a sandbox's credentials.
 func (w *Worker) credsFile(sandboxID string) string {
-	return filepath.Join(w.cfg.CredsDir, sandboxID+".creds")
+	return filepath.Join(w.cfg.CredsDir, sandboxID+credsSuffix)
 }
 
 // mintIdentity asks the auth service for a new identity of the sandbox and
@@ -52,19 +52,13 @@ func (w *Worker) mintIdentity(ctx context.Context, sandboxID string) error {
 	return os.Rename(tmp.Name(), w.credsFile(sandboxID))
 }
 
-// withIdentity mounts the sandbox's credentials into spec and points the
-// executor at them.
-func (w *Worker) withIdentity(spec *docker.ContainerSpec, sandboxID string) {
+// withIdentity mounts the sandbox's credentials into spec; executorEnv
+// points the executor at them.
+func (w *Worker) withIdentity(spec *ContainerSpec, sandboxID string) {
 	if w.cfg.CredsDir == "" {
 		return
 	}
-	spec.Env = append(spec.Env, "SANDOX_NATS_CREDS="+SandboxCredsPath)
-	spec.Mounts = append(spec.Mounts, mount.Mount{
-		Type:     mount.TypeBind,
-		Source:   w.credsFile(sandboxID),
-		Target:   SandboxCredsPath,
-		ReadOnly: true,
-	})
+	spec.Binds = append(spec.Binds, Bind{Source: w.credsFile(sandboxID), Target: SandboxCredsPath, ReadOnly: true})
 }
 
 // revokeIdentity revokes every identity of the sandbox, which drops its

@@ -3,10 +3,7 @@ package orchestrator
 import (
 	"strings"
 
-	"github.com/docker/docker/api/types/mount"
-
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/egress"
 )
 
@@ -45,17 +42,20 @@ func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, 
 // SandboxProxyAddr, and HTTP(S)_PROXY pointing there. open: EgressNetwork,
 // a bridge with inter-container traffic off. Without NATSSocket the
 // sandbox joins Network as before.
-func (w *Worker) withNetwork(spec *docker.ContainerSpec, st *schemas.SandboxStatus) error {
+func (w *Worker) withNetwork(spec *ContainerSpec, st *schemas.SandboxStatus) error {
 	src := w.cfg.NATSSocket
 	if src == "" {
 		return nil
 	}
-	m := mount.Mount{Type: mount.TypeVolume, Source: src, Target: SandboxNATSDir, ReadOnly: true}
 	if strings.HasPrefix(src, "/") {
-		m.Type = mount.TypeBind
+		spec.Binds = append(spec.Binds, Bind{Source: src, Target: SandboxNATSDir, ReadOnly: true})
+	} else {
+		if spec.ReadOnlyVolumes == nil {
+			spec.ReadOnlyVolumes = map[string]string{}
+		}
+		spec.ReadOnlyVolumes[src] = SandboxNATSDir
 	}
-	spec.Mounts = append(spec.Mounts, m)
-	spec.Network, spec.Aliases = "none", nil
+	spec.Network = "none"
 	policy := schemas.ResolveEgress(nil, st.Egress)
 	switch policy.Policy {
 	case schemas.EgressOpen:
@@ -69,10 +69,10 @@ func (w *Worker) withNetwork(spec *docker.ContainerSpec, st *schemas.SandboxStat
 		if err != nil {
 			return err
 		}
-		spec.Mounts = append(spec.Mounts, mount.Mount{Type: mount.TypeBind, Source: sock, Target: SandboxEgressSocket})
+		spec.Binds = append(spec.Binds, Bind{Source: sock, Target: SandboxEgressSocket})
 		proxy := "http://" + SandboxProxyAddr
 		spec.Env = append(spec.Env,
-			"SANDOX_EGRESS_PROXY="+SandboxEgressSocket,
+			schemas.EnvEgressProxy+"="+SandboxEgressSocket,
 			"HTTP_PROXY="+proxy, "HTTPS_PROXY="+proxy, "http_proxy="+proxy, "https_proxy="+proxy,
 			"NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1")
 	}
@@ -82,6 +82,6 @@ func (w *Worker) withNetwork(spec *docker.ContainerSpec, st *schemas.SandboxStat
 // withRuntime runs the sandbox under the configured OCI runtime, such as
 // runsc (gVisor) or kata-runtime, for a kernel boundary of its own; "" is
 // the engine's default (runc).
-func (w *Worker) withRuntime(spec *docker.ContainerSpec) {
+func (w *Worker) withRuntime(spec *ContainerSpec) {
 	spec.Runtime = w.cfg.Runtime
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -20,26 +21,16 @@ func testStore(t *testing.T) *store {
 	cfg := natsd.DefaultConfig()
 	cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
 	ns, err := natsd.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
 	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Setup(t.Context(), js); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, Setup(t.Context(), js))
 	st, err := openStore(t.Context(), js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return st
 }
 
@@ -70,22 +61,19 @@ func TestLedgerAdmitsNoMoreThanFits(t *testing.T) {
 				admitted++
 			case errors.As(err, &se) && se.Code == schemas.CodeResourceExhausted:
 				denied++
-			default:
+			default: // plain testing: a switch over the outcomes reads clearer than assertions
 				t.Errorf("admit sb-%d: %v", i, err)
 			}
 		}()
 	}
 	wg.Wait()
-	if admitted != 4 || denied != 8 {
-		t.Fatalf("got %d admitted and %d refused, want 4 and 8 (4 cores, 1 each)", admitted, denied)
-	}
+	require.Equal(t, 4, admitted, "admitted (4 cores, 1 each)")
+	require.Equal(t, 8, denied, "refused (4 cores, 1 each)")
 	l, err := s.readLedger(t.Context(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if used := l.Used(); used.NanoCPUs != 4e9 || len(l.Allocations) != 4 {
-		t.Fatalf("got ledger %+v, want the 4 admitted sandboxes holding 4 cores", l)
-	}
+	require.NoError(t, err)
+	used := l.Used()
+	require.Equal(t, int64(4e9), used.NanoCPUs, "ledger %+v, want the 4 admitted sandboxes holding 4 cores", l)
+	require.Len(t, l.Allocations, 4, "ledger %+v, want the 4 admitted sandboxes holding 4 cores", l)
 
 	// Releasing one makes room for one more; releasing an unknown id is
 	// no change.
@@ -95,15 +83,10 @@ func TestLedgerAdmitsNoMoreThanFits(t *testing.T) {
 		break
 	}
 	release := func(id string) error { return s.releaseLedger(t.Context(), key, id) }
-	if err := release(victim); err != nil {
-		t.Fatal(err)
-	}
-	if err := release("never-admitted"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.updateLedger(t.Context(), key, func(l *resources.Ledger) error {
+	require.NoError(t, release(victim))
+	require.NoError(t, release("never-admitted"))
+	err = s.updateLedger(t.Context(), key, func(l *resources.Ledger) error {
 		return l.Admit("late", schemas.ResolvedResources{NanoCPUs: 1e9}, host, 1)
-	}); err != nil {
-		t.Fatalf("got %v, want the freed core granted", err)
-	}
+	})
+	require.NoError(t, err, "want the freed core granted")
 }

@@ -75,7 +75,7 @@ func (w *Worker) diskUsage(ctx context.Context, id string) (int64, error) {
 	defer cancel()
 	m, err := w.nc.RequestWithContext(ctx, schemas.StatsSubject(id), nil)
 	if err != nil {
-		return 0, schemas.Errorf(schemas.CodeUnavailable, "sandbox %s did not report its disk use: %v", id, err)
+		return 0, schemas.Errorf(schemas.CodeUnavailable, "sandbox %s did not report its disk use: %w", id, err)
 	}
 	// The executor answers a SandboxUsage, or a schemas.Error.
 	var e schemas.Error

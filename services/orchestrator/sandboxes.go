@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,12 +16,14 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command) (schema
 	}
 	spec := *cmd.Sandbox
 	spec.ID = cmd.SandboxID
-	unlock := w.locks.lock("group/" + cmd.GroupID)
+	unlock := w.locks.lock(groupKey(cmd.GroupID))
 	defer unlock()
 	g, _, err := w.store.group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
+	unlockSandbox := w.locks.lock(sandboxKey(spec.ID))
+	defer unlockSandbox()
 	st, err := w.doCreateSandbox(ctx, g, spec, cmd.ID)
 	if err != nil {
 		return schemas.CommandResult{}, err
@@ -30,16 +31,22 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command) (schema
 	return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
 }
 
-// doCreateSandbox reserves the sandbox id, builds its image and creates its
-// container (not started). On failure it undoes what it did.
-func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
+// doCreateSandbox reserves the sandbox id, admits its resources, builds its
+// image and creates its disk, volume and container (not started). Each
+// resource's undo goes on a cleanup stack as it is made; on failure the
+// stack runs, so that nothing of the sandbox is left.
+func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (_ schemas.SandboxStatus, err error) {
 	if err := schemas.ValidateID("sandbox", spec.ID); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	if err := w.checkTools(spec.Tools); err != nil {
-		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %v", spec.ID, err)
+	if err := w.checkTools(spec.Tools, spec.Families); err != nil {
+		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %w", spec.ID, err)
 	}
 	files := mergeTools(g.Spec.Tools, spec.Tools)
+	families, err := chooseFamilies(g.Spec.Families, spec.Families)
+	if err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
+	}
 	limits, host, err := w.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
 	if err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
@@ -56,7 +63,8 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		ID:        spec.ID,
 		GroupID:   g.ID,
 		State:     schemas.StateCreated,
-		Tools:     toolModules(files),
+		Families:  families,
+		Tools:     toolModules(families, files),
 		Resources: limits,
 		Databases: dbs,
 		Egress:    &egressPolicy,
@@ -64,21 +72,26 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	err = w.admit(ctx, st.ID, limits, host, g.Spec.Overcommit)
-	if err == nil {
-		if err = w.createContainer(ctx, &st, files); err != nil {
-			err = fmt.Errorf("sandbox %s: %w", st.ID, err)
+	undo := &cleanup{}
+	defer func() {
+		if err == nil {
+			return
 		}
+		if cerr := undo.run(ctx); cerr != nil {
+			w.log.Error("a failed create left resources behind", "sandbox", st.ID, "command", cmdID, "err", cerr)
+		}
+	}()
+	undo.push(resRecord, func(ctx context.Context) error { return w.store.deleteSandbox(ctx, st.ID) })
+
+	undo.push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
+	if err := w.admit(ctx, st.ID, limits, host, g.Spec.Overcommit); err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
-	if err != nil {
-		// Undo under a context that outlives a cancelled request.
-		cctx := context.WithoutCancel(ctx)
-		_ = w.removeSandboxResources(cctx, ContainerName(st.ID), st.ID)
-		_ = w.store.deleteSandbox(cctx, st.ID)
-		return schemas.SandboxStatus{}, err
+	if err := w.createContainer(ctx, &st, files, undo); err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := w.store.putSandbox(ctx, &st); err != nil {
-		return st, err
+		return schemas.SandboxStatus{}, err
 	}
 	if _, err := w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
 		if !slices.Contains(g.Sandboxes, st.ID) {
@@ -86,36 +99,43 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		}
 		return nil
 	}); err != nil {
-		return st, err
+		return schemas.SandboxStatus{}, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created", Sandbox: &st})
 	return st, nil
 }
 
-func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile) error {
+// createContainer builds (or reuses) the sandbox's image, then makes its
+// disk, volume and container, pushing the undo of each on undo.
+func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile, undo *cleanup) error {
 	var progress strings.Builder
-	image, reused, err := w.sandboxImage(ctx, files, &progress)
+	image, reused, err := w.sandboxImage(ctx, st.Families, files, &progress)
 	if err != nil {
 		return err
 	}
 	st.Image, st.ImageReused = image, reused
 	labels := w.labels(st)
-	opts, err := w.volumeOptions(ctx, st)
-	if err != nil {
+	vol := VolumeSpec{Name: VolumeName(st.ID), Labels: labels}
+	undo.push(resDisk, func(context.Context) error { return w.detachDisk(st.ID) })
+	if err := w.attachDisk(ctx, st, &vol); err != nil {
 		return err
 	}
-	if err := w.rt.CreateVolume(ctx, VolumeName(st.ID), labels, opts); err != nil {
+	undo.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, vol.Name) })
+	if err := w.rt.CreateVolume(ctx, vol); err != nil {
 		return err
 	}
+	undo.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
 	if err := w.mintIdentity(ctx, st.ID); err != nil {
 		return err
 	}
 	spec := w.containerSpec(st, labels)
 	w.withIdentity(&spec, st.ID)
+	undo.push(resEgress, func(context.Context) error { return w.egress.Close(st.ID) })
 	if err := w.withNetwork(&spec, st); err != nil {
 		return err
 	}
 	w.withRuntime(&spec)
+	undo.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, spec.Name) })
 	id, err := w.rt.Create(ctx, spec)
 	if err != nil {
 		return err
@@ -129,7 +149,7 @@ func (w *Worker) labels(st *schemas.SandboxStatus) map[string]string {
 }
 
 func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	unlock := w.locks.lock("sandbox/" + cmd.SandboxID)
+	unlock := w.locks.lock(sandboxKey(cmd.SandboxID))
 	defer unlock()
 	st, _, err := w.store.sandbox(ctx, cmd.SandboxID)
 	if err != nil {
@@ -150,22 +170,26 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 	if err := w.rt.Start(ctx, st.Container); err != nil {
 		return st, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
-	if err := w.waitReady(ctx, st); err != nil {
+	ready, err := w.awaitReady(ctx, st)
+	if err != nil {
 		st.State, st.Reason = schemas.StateFailed, err.Error()
 		_ = w.store.putSandbox(ctx, &st)
-		w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: st.Reason, Sandbox: &st})
+		w.publishEvent(schemas.Event{Kind: schemas.EventStartFailed, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Reason: st.Reason, Message: st.Reason, Sandbox: &st})
 		return st, err
 	}
 	st.State, st.Reason = schemas.StateRunning, ""
+	if ready.Modules != nil {
+		st.Tools = ready.Modules
+	}
 	if err := w.store.putSandbox(ctx, &st); err != nil {
 		return st, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: "running", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: "running", Sandbox: &st})
 	return st, nil
 }
 
 func (w *Worker) endSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	unlock := w.locks.lock("sandbox/" + cmd.SandboxID)
+	unlock := w.locks.lock(sandboxKey(cmd.SandboxID))
 	defer unlock()
 	st, _, err := w.store.sandbox(ctx, cmd.SandboxID)
 	if err != nil {
@@ -209,37 +233,6 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 		return st, err
 	}
 	st.State, st.Container = schemas.StateEnded, ""
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: id, CommandID: cmdID, Message: "ended", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventEnded, GroupID: st.GroupID, SandboxID: id, CommandID: cmdID, Message: "ended", Sandbox: &st})
 	return st, nil
-}
-
-// removeSandboxResources revokes a sandbox's identity, removes its
-// container, then its volume and disk, and releases its resources.
-func (w *Worker) removeSandboxResources(ctx context.Context, container, sandboxID string) error {
-	// First the identity, so that the sandbox is off the bus at once.
-	if err := w.revokeIdentity(ctx, sandboxID); err != nil {
-		return err
-	}
-	if err := w.egress.Close(sandboxID); err != nil {
-		return err
-	}
-	if err := w.rt.Remove(ctx, container); err != nil {
-		return err
-	}
-	if err := w.rt.RemoveVolume(ctx, VolumeName(sandboxID)); err != nil {
-		return err
-	}
-	return errors.Join(w.detachDisk(sandboxID), w.release(ctx, sandboxID))
-}
-
-func toolModules(files []schemas.ToolFile) []string {
-	out := []string{"filesystem_tools", "terminal_tools"}
-	for _, f := range files {
-		m := strings.TrimSuffix(f.Name, ".py")
-		if !slices.Contains(out, m) {
-			out = append(out, m)
-		}
-	}
-	slices.Sort(out)
-	return out
 }

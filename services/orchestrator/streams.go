@@ -33,8 +33,9 @@ func Setup(ctx context.Context, js jetstream.JetStream) error {
 		Storage:     jetstream.FileStorage,
 		MaxAge:      7 * 24 * time.Hour,
 		MaxBytes:    1 << 30,
-		// Action batches are NATS requests answered by the executor: the
-		// stream records them without answering itself.
+		// Nothing published here waits for the stream's ack: results,
+		// events and records are plain publishes, observations are
+		// replies.
 		NoAck: true,
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", schemas.EventStream, err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // watch follows the engine's events of sandbox containers until ctx ends:
@@ -36,21 +35,21 @@ func (w *Worker) watch(ctx context.Context) {
 	}
 }
 
-func (w *Worker) handleEvent(ctx context.Context, ev docker.Event) {
+func (w *Worker) handleEvent(ctx context.Context, ev Event) {
 	id := ev.Labels[LabelSandbox]
 	if id == "" {
 		return
 	}
-	switch ev.Action {
-	case "oom":
+	switch ev.Kind {
+	case ContainerOOM:
 		w.onOOM(ctx, id, ev)
-	case "die":
+	case ContainerDied:
 		w.onDie(ctx, id, ev)
 	}
 }
 
 // onOOM records an OOM kill, publishes it and applies the OOM policy.
-func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
+func (w *Worker) onOOM(ctx context.Context, id string, ev Event) {
 	recorded := false
 	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		// Every worker on this engine sees the event, and a reopened
@@ -69,7 +68,8 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
 	msg := fmt.Sprintf("the kernel killed a process of sandbox %s: it ran out of its %s of memory (OOM kill %d; policy %s)",
 		id, resources.FormatBytes(st.Resources.MemoryBytes), st.OOMKills, policy(st))
 	w.log.Warn("sandbox out of memory", "sandbox", id, "kills", st.OOMKills, "policy", policy(st))
-	w.publishEvent(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Message: msg, Sandbox: &st})
+	reason := fmt.Sprintf("out of memory (limit %s, policy %s)", resources.FormatBytes(st.Resources.MemoryBytes), policy(st))
+	w.publishEvent(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: msg, Sandbox: &st})
 	switch policy(st) {
 	case schemas.OnOOMRestart:
 		w.restartSandbox(ctx, id, "it ran out of memory")
@@ -79,15 +79,15 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev docker.Event) {
 }
 
 // onDie handles a sandbox container that stopped without being asked to.
-func (w *Worker) onDie(ctx context.Context, id string, ev docker.Event) {
-	unlock := w.locks.lock("sandbox/" + id)
+func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
+	unlock := w.locks.lock(sandboxKey(id))
 	st, _, err := w.store.sandbox(ctx, id)
 	unlock()
 	if err != nil || st.State != schemas.StateRunning || st.Container != ev.ContainerID {
 		return // ended on request, already handled, or not ours
 	}
 	state, err := w.rt.Inspect(ctx, st.Container)
-	if err != nil || state.Running || state.Status == "removing" || state.Status == "dead" {
+	if err != nil || state.Running || state.Status == StatusRemoving || state.Status == StatusDead {
 		return // being removed, or restarted in between
 	}
 	if state.OOMKilled && policy(st) != schemas.OnOOMFail {
@@ -109,13 +109,18 @@ func policy(st schemas.SandboxStatus) schemas.OOMPolicy {
 // restartSandbox restarts a running sandbox's container, waits until it
 // answers and tells its executor why, for its next observation.
 func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
-	unlock := w.locks.lock("sandbox/" + id)
+	unlock := w.locks.lock(sandboxKey(id))
 	defer unlock()
 	st, _, err := w.store.sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
 		return
 	}
 	w.log.Warn("restarting sandbox", "sandbox", id, "why", why)
+	// Published before the restart, so before any new executor serves: a
+	// client whose batch went to the old one learns it is lost, and one
+	// that sees the event cannot have reached the new one
+	// (schemas.EventRestarted).
+	w.publishEvent(schemas.Event{Kind: schemas.EventRestarted, GroupID: st.GroupID, SandboxID: id, Reason: why, Message: "restarted: " + why, Sandbox: &st})
 	if err := w.rt.Restart(ctx, st.Container); err != nil {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
 		return
@@ -145,12 +150,12 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 			w.log.Warn("tell sandbox of its restart", "sandbox", id, "err", err)
 		}
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStateChanged, GroupID: st.GroupID, SandboxID: id, Message: "restarted: " + why, Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: id, Message: "running again after a restart: " + why, Sandbox: &st})
 }
 
 // failSandbox stops a sandbox's container and marks it failed.
 func (w *Worker) failSandbox(ctx context.Context, id, reason string) {
-	unlock := w.locks.lock("sandbox/" + id)
+	unlock := w.locks.lock(sandboxKey(id))
 	defer unlock()
 	st, _, err := w.store.sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
@@ -173,5 +178,5 @@ func (w *Worker) markFailed(ctx context.Context, id, reason string) {
 		return
 	}
 	w.log.Warn("sandbox failed", "sandbox", id, "reason", reason)
-	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Message: reason, Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: reason, Sandbox: &st})
 }

@@ -57,9 +57,11 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	return w, nil
 }
 
-// Run consumes commands until ctx is done, handling up to cfg.Concurrency
-// at once; then it stops fetching, waits for the commands in hand to
-// finish, and returns.
+// Run reconciles what sandboxes that no longer exist left behind, then
+// consumes commands until ctx is done, handling up to cfg.Concurrency at
+// once, while it follows the engine's events. When ctx is done it stops
+// fetching, waits for the commands in hand and the event watcher to
+// finish, and returns. Every goroutine it starts has ended when it returns.
 func (w *Worker) Run(ctx context.Context) error {
 	cons, err := w.js.CreateOrUpdateConsumer(ctx, schemas.CommandStream, jetstream.ConsumerConfig{
 		Durable:       schemas.CommandConsumer,
@@ -72,56 +74,60 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("consumer %s: %w", schemas.CommandConsumer, err)
 	}
+	w.reconcile(ctx)
 	iter, err := cons.Messages(jetstream.PullMaxMessages(w.cfg.Concurrency))
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", schemas.CommandStream, err)
 	}
-	w.reconcileDisks(ctx)
+	w.reconcile(ctx)
+	stopRequests, err := w.serveRequests(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopRequests()
 	w.log.Info("orchestrator worker consuming", "stream", schemas.CommandStream, "concurrency", w.cfg.Concurrency)
-	wctx, stopWatch := context.WithCancel(ctx)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		w.watch(wctx)
-	}()
-	defer func() {
-		stopWatch()
-		<-watched
-	}()
 
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, w.cfg.Concurrency)
-	go func() {
-		<-ctx.Done()
-		iter.Drain()
+	// Owned goroutines: the event watcher and the drainer run until
+	// stopped (ctx done, or the loop below ending); the command handlers
+	// until their command is done. bg and handlers wait for them.
+	var bg, handlers sync.WaitGroup
+	stopped, stop := context.WithCancel(ctx)
+	defer func() {
+		stop()
+		bg.Wait()
 	}()
+	bg.Go(func() { w.watch(stopped) })
+	bg.Go(func() {
+		<-stopped.Done()
+		iter.Drain()
+	})
+
+	slots := make(chan struct{}, w.cfg.Concurrency)
 	for {
 		msg, err := iter.Next()
 		if err != nil {
-			wg.Wait()
+			handlers.Wait()
 			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 				return nil
 			}
 			return fmt.Errorf("next command: %w", err)
 		}
 		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		handlers.Go(func() {
 			defer func() { <-slots }()
 			// A command in hand is finished even when the worker is told
 			// to stop, so that its requester gets an answer.
 			w.handle(context.WithoutCancel(ctx), msg)
-		}()
+		})
 	}
 }
 
 // handle runs one command message: decode, dedupe, execute, publish the
 // result, then acknowledge.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
-	var cmd schemas.Command
-	if err := json.Unmarshal(msg.Data(), &cmd); err != nil || cmd.ID == "" {
-		w.log.Error("poison command: not a command message", "subject", msg.Subject(), "err", err)
+	cmd, refusal, err := decodeCommand(msg.Subject(), msg.Headers(), msg.Data())
+	if err != nil {
+		w.log.Error("poison command: no id to answer", "subject", msg.Subject(), "err", err)
 		_ = msg.Term()
 		return
 	}
@@ -137,7 +143,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 
 	stop := keepAlive(msg, w.cfg.AckWait/3)
 	start := time.Now()
-	res := w.execute(ctx, msg.Data(), cmd)
+	res := schemas.CommandResult{Error: refusal}
+	if refusal == nil {
+		res = w.execute(ctx, cmd)
+	}
 	stop()
 	res.CommandID, res.Kind, res.Worker = cmd.ID, cmd.Kind, w.cfg.Worker
 	res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
@@ -157,17 +166,14 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 }
 
-// execute validates and dispatches a command, turning every failure into
-// the result's wire error.
-func (w *Worker) execute(ctx context.Context, raw []byte, cmd schemas.Command) (res schemas.CommandResult) {
+// execute dispatches a command that decodeCommand accepted, turning every
+// failure into the result's wire error.
+func (w *Worker) execute(ctx context.Context, cmd schemas.Command) (res schemas.CommandResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = schemas.CommandResult{Error: schemas.Errorf(schemas.CodeInternal, "orchestrator panicked: %v", p)}
 		}
 	}()
-	if err := schemas.Validate("command", raw); err != nil {
-		return schemas.CommandResult{Error: wireError(err)}
-	}
 	var err error
 	switch cmd.Kind {
 	case schemas.CreateGroup:
@@ -259,26 +265,58 @@ func wireError(err error) *schemas.Error {
 	if errors.As(err, &we) {
 		return we
 	}
-	return &schemas.Error{Code: schemas.CodeInternal, Message: err.Error()}
+	return schemas.Errorf(schemas.CodeInternal, "%w", err)
 }
 
-// keyedMutex serializes the commands on one group or sandbox within a worker.
+// keyedMutex serializes the commands on one group or sandbox within a
+// worker (workers among themselves rely on compare-and-set in the store).
+// An entry lives only while someone holds or waits for its key.
+//
+// Lock order: a group's key ("group/<id>") before the key of one of its
+// sandboxes ("sandbox/<id>"), never the other way round, and at most one
+// sandbox key at a time. Group commands (create_sandbox, start_group,
+// end_group) hold the group key and take each sandbox's key in turn;
+// sandbox commands and the event watcher take only the sandbox key.
 type keyedMutex struct {
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+	locks map[string]*keyedLock
 }
 
-func (k *keyedMutex) lock(key string) func() {
+type keyedLock struct {
+	sync.Mutex
+	refs int // holders and waiters, guarded by keyedMutex.mu
+}
+
+// lock blocks until it holds key and returns the func that releases it.
+func (k *keyedMutex) lock(key string) (unlock func()) {
 	k.mu.Lock()
 	if k.locks == nil {
-		k.locks = make(map[string]*sync.Mutex)
+		k.locks = make(map[string]*keyedLock)
 	}
 	l, ok := k.locks[key]
 	if !ok {
-		l = &sync.Mutex{}
+		l = &keyedLock{}
 		k.locks[key] = l
 	}
+	l.refs++
 	k.mu.Unlock()
 	l.Lock()
-	return l.Unlock
+	return func() {
+		l.Unlock()
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if l.refs--; l.refs == 0 {
+			delete(k.locks, key)
+		}
+	}
 }
+
+// size is the number of keys held or waited for.
+func (k *keyedMutex) size() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.locks)
+}
+
+func groupKey(id string) string   { return "group/" + id }
+func sandboxKey(id string) string { return "sandbox/" + id }

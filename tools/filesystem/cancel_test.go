@@ -3,8 +3,9 @@ package filesystem
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestWalksStopWhenCancelled(t *testing.T) {
@@ -23,13 +24,9 @@ func TestWalksStopWhenCancelled(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel()
 			raw, err := json.Marshal(tt.args)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			_, err = fx.tools[tt.tool].Call(ctx, raw)
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("got %v, want context.Canceled", err)
-			}
+			require.ErrorIs(t, err, context.Canceled, "want context.Canceled")
 		})
 	}
 	checkMissing(t, fx.path("copy"))

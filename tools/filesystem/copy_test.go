@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestReplacingUndoesAFailedPlace(t *testing.T) {
@@ -24,21 +26,15 @@ func TestReplacingUndoesAFailedPlace(t *testing.T) {
 				writeTree(t, fx.dir, map[string]string{"dst/partial.txt": "half"})
 				return errPlace
 			})
-			if !errors.Is(err, errPlace) {
-				t.Fatalf("got %v, want %v", err, errPlace)
-			}
+			require.ErrorIs(t, err, errPlace)
 			checkMissing(t, fx.path("dst/partial.txt"))
 			if tt.want == "" {
 				checkMissing(t, dst)
 				return
 			}
-			if got := readBack(t, fx.path("dst/keep.txt")); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, readBack(t, fx.path("dst/keep.txt")))
 			des, _ := os.ReadDir(fx.dir)
-			if len(des) != 1 {
-				t.Fatalf("got %d entries in the parent, want only dst (no moved-aside copy left)", len(des))
-			}
+			require.Len(t, des, 1, "entries in the parent, want only dst (no moved-aside copy left)")
 		})
 	}
 }

@@ -2,11 +2,11 @@ package filesystem
 
 import (
 	"os"
-	"slices"
 	"syscall"
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 func TestInsertLines(t *testing.T) {
@@ -29,9 +29,7 @@ func TestInsertLines(t *testing.T) {
 			fx := newFixture(t, map[string]string{"f.txt": tt.file}, 0)
 			res := fx.mustCall(t, "insert_lines", args{"path": "f.txt", "line": tt.line, "content": tt.content})
 			checkOut(t, res.Stdout, tt.wantOut)
-			if got := readBack(t, fx.path("f.txt")); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, readBack(t, fx.path("f.txt")))
 		})
 	}
 }
@@ -55,9 +53,7 @@ func TestInsertLinesErrors(t *testing.T) {
 			fx := newFixture(t, map[string]string{"f.txt": "a\nb\nc\n", "dir/": "", "bin": "\x00", "big.txt": bigText(20)}, 64)
 			_, err := fx.call(t, "insert_lines", tt.args)
 			checkErr(t, err, tt.class, tt.want...)
-			if got := readBack(t, fx.path("f.txt")); got != "a\nb\nc\n" {
-				t.Fatalf("got f.txt %q, want it untouched", got)
-			}
+			require.Equal(t, "a\nb\nc\n", readBack(t, fx.path("f.txt")), "f.txt: want it untouched")
 		})
 	}
 }
@@ -77,15 +73,11 @@ func TestReplaceInFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newFixture(t, map[string]string{"f.txt": "alpha\nbeta\nalpha\n"}, 0)
-			if err := os.Chmod(fx.path("f.txt"), 0o640); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Chmod(fx.path("f.txt"), 0o640))
 			tt.args["path"] = "f.txt"
 			res := fx.mustCall(t, "replace_in_file", tt.args)
 			checkOut(t, res.Stdout, tt.wantOut)
-			if got := readBack(t, fx.path("f.txt")); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, readBack(t, fx.path("f.txt")))
 			checkMode(t, fx.path("f.txt"), 0o640)
 		})
 	}
@@ -110,9 +102,7 @@ func TestReplaceInFileErrors(t *testing.T) {
 			fx := newFixture(t, map[string]string{"f.txt": "alpha\nbeta\nalpha\n", "dir/": ""}, 0)
 			_, err := fx.call(t, "replace_in_file", tt.args)
 			checkErr(t, err, tt.class, tt.want...)
-			if got := readBack(t, fx.path("f.txt")); got != "alpha\nbeta\nalpha\n" {
-				t.Fatalf("got f.txt %q, want it untouched", got)
-			}
+			require.Equal(t, "alpha\nbeta\nalpha\n", readBack(t, fx.path("f.txt")), "f.txt: want it untouched")
 		})
 	}
 }
@@ -130,9 +120,7 @@ func TestMatchLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := matchLines([]byte(tt.data), []byte(tt.old)); !slices.Equal(got, tt.want) {
-				t.Fatalf("got %v, want %v", got, tt.want)
-			}
+			require.Equal(t, tt.want, matchLines([]byte(tt.data), []byte(tt.old)))
 		})
 	}
 }

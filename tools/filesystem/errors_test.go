@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFail(t *testing.T) {
@@ -48,20 +49,16 @@ func TestFail(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := d.fail("read_file", "/work/a.txt", tt.err)
-			if err.Error() != tt.want {
-				t.Fatalf("got %q, want %q", err, tt.want)
+			require.EqualError(t, err, tt.want)
+			if tt.class != nil {
+				require.ErrorIs(t, err, tt.class)
 			}
-			if tt.class != nil && !errors.Is(err, tt.class) {
-				t.Fatalf("got %q, want it to match %v", err, tt.class)
-			}
-			if got := tools.ErrorCode(err); tt.code != "" && got != tt.code {
-				t.Fatalf("got code %s, want %s", got, tt.code)
+			if tt.code != "" {
+				require.Equal(t, tt.code, tools.ErrorCode(err), "error code")
 			}
 		})
 	}
-	if err := d.fail("read_file", "/work/a.txt", nil); err != nil {
-		t.Fatalf("got %v, want nil for no error", err)
-	}
+	require.NoError(t, d.fail("read_file", "/work/a.txt", nil), "want nil for no error")
 }
 
 func TestPermissionDenied(t *testing.T) {
@@ -69,9 +66,7 @@ func TestPermissionDenied(t *testing.T) {
 		t.Skip("running as root, which reads any file whatever its mode; TestFail covers the classification of EACCES")
 	}
 	fx := newFixture(t, map[string]string{"secret.txt": "s"}, 0)
-	if err := os.Chmod(fx.path("secret.txt"), 0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(fx.path("secret.txt"), 0))
 	_, err := fx.call(t, "read_file", args{"path": "secret.txt"})
 	checkErr(t, err, tools.ErrAccessDenied, `read_file "secret.txt"`, "permission denied")
 }
@@ -89,9 +84,7 @@ func TestByteSize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := byteSize(tt.n); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, byteSize(tt.n))
 		})
 	}
 }
@@ -108,9 +101,7 @@ func TestPlural(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := plural(tt.n, tt.noun); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, plural(tt.n, tt.noun))
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 var findTree = map[string]string{
@@ -53,9 +54,7 @@ func TestFindFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newFixture(t, findTree, 0)
 			res := fx.mustCall(t, "find_files", tt.args)
-			if res.Stdout != tt.want {
-				t.Fatalf("got\n%s\nwant\n%s", res.Stdout, tt.want)
-			}
+			require.Equal(t, tt.want, res.Stdout)
 		})
 	}
 }
@@ -67,12 +66,9 @@ func TestFindFilesReturn(t *testing.T) {
 		Matches   []string `json:"matches"`
 		Truncated bool     `json:"truncated"`
 	}
-	if err := json.Unmarshal(res.Return, &got); err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Matches) != 1 || got.Matches[0] != "tests/test_app.py" || !got.Truncated {
-		t.Fatalf("got %+v, want one match and truncated", got)
-	}
+	require.NoError(t, json.Unmarshal(res.Return, &got))
+	require.Equal(t, []string{"tests/test_app.py"}, got.Matches)
+	require.True(t, got.Truncated)
 }
 
 func TestFindFilesErrors(t *testing.T) {
@@ -121,12 +117,8 @@ func TestGlobMatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.pattern+" "+tt.path, func(t *testing.T) {
 			g, err := compileGlob(tt.pattern)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := g.match(tt.path); got != tt.want {
-				t.Fatalf("got %v, want %v", got, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, g.match(tt.path))
 		})
 	}
 }
@@ -142,12 +134,8 @@ func TestGlobPrefix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
 			g, err := compileGlob(tt.pattern)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := g.prefix(); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, g.prefix())
 		})
 	}
 }
@@ -166,9 +154,7 @@ func TestWalksFollowASymlinkedRoot(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
 			res := fx.mustCall(t, tt.tool, tt.args)
-			if res.Stdout != tt.want {
-				t.Fatalf("got %q, want %q", res.Stdout, tt.want)
-			}
+			require.Equal(t, tt.want, res.Stdout)
 		})
 	}
 }

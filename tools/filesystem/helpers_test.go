@@ -2,13 +2,13 @@ package filesystem
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 // fixture is the tool set working in a fresh temporary directory.
@@ -39,13 +39,9 @@ func toolMap(cfg Config) map[string]tools.Tool {
 func (fx *fixture) call(t *testing.T, name string, args any) (tools.Result, error) {
 	t.Helper()
 	tl, ok := fx.tools[name]
-	if !ok {
-		t.Fatalf("got no tool %q, want one", name)
-	}
+	require.True(t, ok, "no tool %q", name)
 	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return tl.Call(t.Context(), raw)
 }
 
@@ -53,9 +49,7 @@ func (fx *fixture) call(t *testing.T, name string, args any) (tools.Result, erro
 func (fx *fixture) mustCall(t *testing.T, name string, args any) tools.Result {
 	t.Helper()
 	res, err := fx.call(t, name, args)
-	if err != nil {
-		t.Fatalf("%s: got error %v, want none", name, err)
-	}
+	require.NoError(t, err, name)
 	return res
 }
 
@@ -70,23 +64,15 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 	for name, content := range files {
 		p := filepath.Join(dir, name)
 		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll(p, 0o755))
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		if target, ok := strings.CutPrefix(content, "->"); ok {
-			if err := os.Symlink(target, p); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Symlink(target, p))
 			continue
 		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 }
 
@@ -94,9 +80,7 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 func readBack(t *testing.T, p string) string {
 	t.Helper()
 	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("got %v, want %s readable", err, p)
-	}
+	require.NoError(t, err, "want %s readable", p)
 	return string(data)
 }
 
@@ -104,16 +88,12 @@ func readBack(t *testing.T, p string) string {
 // message holds every string in want.
 func checkErr(t *testing.T, err, class error, want ...string) {
 	t.Helper()
-	if err == nil {
-		t.Fatalf("got no error, want %v", class)
-	}
-	if class != nil && !errors.Is(err, class) {
-		t.Fatalf("got %q, want an error matching %v", err, class)
+	require.Error(t, err, "want %v", class)
+	if class != nil {
+		require.ErrorIs(t, err, class)
 	}
 	for _, w := range want {
-		if !strings.Contains(err.Error(), w) {
-			t.Fatalf("got %q, want it to contain %q", err, w)
-		}
+		require.ErrorContains(t, err, w)
 	}
 }
 
@@ -121,9 +101,7 @@ func checkErr(t *testing.T, err, class error, want ...string) {
 func checkOut(t *testing.T, out string, want ...string) {
 	t.Helper()
 	for _, w := range want {
-		if !strings.Contains(out, w) {
-			t.Fatalf("got output %q, want it to contain %q", out, w)
-		}
+		require.Contains(t, out, w, "output")
 	}
 }
 
@@ -131,20 +109,15 @@ func checkOut(t *testing.T, out string, want ...string) {
 func checkMode(t *testing.T, p string, want os.FileMode) {
 	t.Helper()
 	info, err := os.Lstat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := info.Mode().Perm(); got != want {
-		t.Fatalf("got mode %04o for %s, want %04o", got, p, want)
-	}
+	require.NoError(t, err)
+	require.Equal(t, want, info.Mode().Perm(), "mode of %s", p)
 }
 
 // checkMissing checks that nothing is at p.
 func checkMissing(t *testing.T, p string) {
 	t.Helper()
-	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("got %v for %s, want it gone", err, p)
-	}
+	_, err := os.Lstat(p)
+	require.ErrorIs(t, err, os.ErrNotExist, "want %s gone", p)
 }
 
 // args is the JSON object of a tool call.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 var listFiles = map[string]string{
@@ -43,9 +44,7 @@ func TestListDirectory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newFixture(t, listFiles, 0)
 			res := fx.mustCall(t, "list_directory", tt.args)
-			if res.Stdout != tt.want {
-				t.Fatalf("got\n%s\nwant\n%s", res.Stdout, tt.want)
-			}
+			require.Equal(t, tt.want, res.Stdout)
 		})
 	}
 }
@@ -57,9 +56,7 @@ func TestListDirectoryReturn(t *testing.T) {
 		Path    string  `json:"path"`
 		Entries []entry `json:"entries"`
 	}
-	if err := json.Unmarshal(res.Return, &got); err != nil {
-		t.Fatalf("got return %s: %v, want JSON", res.Return, err)
-	}
+	require.NoError(t, json.Unmarshal(res.Return, &got), "return %s, want JSON", res.Return)
 	want := []entry{
 		{Path: "a", Type: "directory"},
 		{Path: "b.txt", Type: "file", Size: 5},
@@ -67,13 +64,10 @@ func TestListDirectoryReturn(t *testing.T) {
 		{Path: "ln", Type: "symlink", Target: "b.txt"},
 		{Path: "z", Type: "directory"},
 	}
-	if got.Path != "." || len(got.Entries) != len(want) {
-		t.Fatalf("got %+v, want path . and %d entries", got, len(want))
-	}
+	require.Equal(t, ".", got.Path)
+	require.Len(t, got.Entries, len(want))
 	for i := range want {
-		if got.Entries[i] != want[i] {
-			t.Fatalf("got entry %+v, want %+v", got.Entries[i], want[i])
-		}
+		require.Equal(t, want[i], got.Entries[i], "entry")
 	}
 }
 
@@ -125,9 +119,8 @@ func TestStatPath(t *testing.T) {
 			res := fx.mustCall(t, "stat_path", args{"path": tt.path})
 			checkOut(t, res.Stdout, tt.want...)
 			var st status
-			if err := json.Unmarshal(res.Return, &st); err != nil || st.Path != tt.path {
-				t.Fatalf("got return %s (%v), want JSON for %s", res.Return, err, tt.path)
-			}
+			require.NoError(t, json.Unmarshal(res.Return, &st), "return %s, want JSON", res.Return)
+			require.Equal(t, tt.path, st.Path)
 		})
 	}
 }
@@ -135,9 +128,7 @@ func TestStatPath(t *testing.T) {
 func TestStatPathModTime(t *testing.T) {
 	fx := newFixture(t, listFiles, 0)
 	when := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	if err := os.Chtimes(fx.path("b.txt"), when, when); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chtimes(fx.path("b.txt"), when, when))
 	res := fx.mustCall(t, "stat_path", args{"path": "b.txt"})
 	checkOut(t, res.Stdout, "modified: 2024-05-06T07:08:09Z")
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestRelativePathsFollowDir(t *testing.T) {
@@ -25,18 +27,14 @@ func TestRelativePathsFollowDir(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir = tt.dir
 			res := fx.mustCall(t, "read_file", args{"path": tt.path})
-			if res.Stdout != tt.want {
-				t.Fatalf("got %q, want %q", res.Stdout, tt.want)
-			}
+			require.Equal(t, tt.want, res.Stdout)
 		})
 	}
 }
 
 func TestDirDefaultsToWorkingDirectory(t *testing.T) {
 	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tests := []struct {
 		name string
 		cfg  Config
@@ -47,9 +45,7 @@ func TestDirDefaultsToWorkingDirectory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fsys{cfg: tt.cfg}
-			if got := string(f.here()); got != wd {
-				t.Fatalf("got %q, want %q", got, wd)
-			}
+			require.Equal(t, wd, string(f.here()))
 		})
 	}
 }
@@ -69,9 +65,7 @@ func TestShow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.abs, func(t *testing.T) {
-			if got := d.show(tt.abs); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, d.show(tt.abs))
 		})
 	}
 }
@@ -89,9 +83,7 @@ func TestWithin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.p+" in "+tt.dir, func(t *testing.T) {
-			if got := within(tt.p, tt.dir); got != tt.want {
-				t.Fatalf("got %v, want %v", got, tt.want)
-			}
+			require.Equal(t, tt.want, within(tt.p, tt.dir))
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 func bigText(lines int) string {
@@ -53,9 +54,7 @@ func TestReadFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := fx.mustCall(t, "read_file", tt.args)
-			if res.Stdout != tt.want {
-				t.Fatalf("got %q, want %q", res.Stdout, tt.want)
-			}
+			require.Equal(t, tt.want, res.Stdout)
 		})
 	}
 }
@@ -116,9 +115,7 @@ func TestIsBinary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := isBinary([]byte(tt.head), tt.truncated); got != tt.want {
-				t.Fatalf("got %v, want %v", got, tt.want)
-			}
+			require.Equal(t, tt.want, isBinary([]byte(tt.head), tt.truncated))
 		})
 	}
 }

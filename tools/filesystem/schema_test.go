@@ -2,8 +2,9 @@ package filesystem
 
 import (
 	"encoding/json"
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestToolParameters(t *testing.T) {
@@ -29,15 +30,14 @@ func TestToolParameters(t *testing.T) {
 		{"download_file", []string{"path"}},
 	}
 	all := Tools(Config{})
-	if len(all) != len(tests) {
-		t.Fatalf("got %d tools, want %d", len(all), len(tests))
-	}
+	require.Len(t, all, len(tests), "tools")
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tl := all[i]
-			if tl.Module != Module || tl.Name != tt.name || tl.Source != "builtin" || tl.Description == "" {
-				t.Fatalf("got %s (source %q), want %s.%s built in and described", tl.FullName(), tl.Source, Module, tt.name)
-			}
+			require.Equal(t, Module, tl.Module)
+			require.Equal(t, tt.name, tl.Name)
+			require.Equal(t, "builtin", tl.Source)
+			require.NotEmpty(t, tl.Description, "want %s described", tl.FullName())
 			var s struct {
 				Type                 string   `json:"type"`
 				Required             []string `json:"required"`
@@ -47,27 +47,17 @@ func TestToolParameters(t *testing.T) {
 					Description string `json:"description"`
 				} `json:"properties"`
 			}
-			if err := json.Unmarshal(tl.Parameters, &s); err != nil {
-				t.Fatalf("got invalid JSON %s: %v", tl.Parameters, err)
-			}
-			if s.Type != "object" {
-				t.Fatalf("got type %q, want object", s.Type)
-			}
-			if s.AdditionalProperties == nil || *s.AdditionalProperties {
-				t.Fatalf("got additionalProperties %v, want false", s.AdditionalProperties)
-			}
-			if !slices.Equal(s.Required, tt.required) {
-				t.Fatalf("got required %v, want %v", s.Required, tt.required)
-			}
+			require.NoError(t, json.Unmarshal(tl.Parameters, &s), "parameters %s", tl.Parameters)
+			require.Equal(t, "object", s.Type)
+			require.NotNil(t, s.AdditionalProperties, "additionalProperties, want false")
+			require.False(t, *s.AdditionalProperties, "additionalProperties")
+			require.Equal(t, tt.required, s.Required, "required")
 			for name, p := range s.Properties {
-				if p.Type == "" || p.Description == "" {
-					t.Fatalf("got property %q with type %q and description %q, want both", name, p.Type, p.Description)
-				}
+				require.NotEmpty(t, p.Type, "type of property %q", name)
+				require.NotEmpty(t, p.Description, "description of property %q", name)
 			}
 			for _, r := range tt.required {
-				if _, ok := s.Properties[r]; !ok {
-					t.Fatalf("got no property %q, want the required one described", r)
-				}
+				require.Contains(t, s.Properties, r, "want the required property described")
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 var searchTree = map[string]string{
@@ -44,9 +45,7 @@ func TestSearchFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newFixture(t, searchTree, 0)
 			res := fx.mustCall(t, "search_files", tt.args)
-			if res.Stdout != tt.want {
-				t.Fatalf("got\n%q\nwant\n%q", res.Stdout, tt.want)
-			}
+			require.Equal(t, tt.want, res.Stdout)
 		})
 	}
 }
@@ -58,13 +57,10 @@ func TestSearchFilesReturn(t *testing.T) {
 		Matches   []match `json:"matches"`
 		Truncated bool    `json:"truncated"`
 	}
-	if err := json.Unmarshal(res.Return, &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(res.Return, &got))
 	want := match{Path: "src/app.py", Line: 3, Text: "    return 1+1"}
-	if len(got.Matches) != 1 || got.Matches[0] != want || got.Truncated {
-		t.Fatalf("got %+v, want only %+v", got, want)
-	}
+	require.Equal(t, []match{want}, got.Matches)
+	require.False(t, got.Truncated)
 }
 
 func TestSearchFilesLongLine(t *testing.T) {
@@ -72,9 +68,7 @@ func TestSearchFilesLongLine(t *testing.T) {
 	fx := newFixture(t, map[string]string{"long.txt": long + "\n"}, 0)
 	res := fx.mustCall(t, "search_files", args{"pattern": "needle"})
 	checkOut(t, res.Stdout, "long.txt:1: ", "… [line is 806 bytes, cut]")
-	if n := len(res.Stdout); n > maxLineShown+100 {
-		t.Fatalf("got %d bytes of output, want the line cut near %d", n, maxLineShown)
-	}
+	require.LessOrEqual(t, len(res.Stdout), maxLineShown+100, "bytes of output, want the line cut near %d", maxLineShown)
 }
 
 func TestSearchFilesErrors(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 func TestUploadFile(t *testing.T) {
@@ -25,9 +26,7 @@ func TestUploadFile(t *testing.T) {
 			fx := newFixture(t, map[string]string{"old.txt": "old"}, 0)
 			res := fx.mustCall(t, "upload_file", args{"path": tt.path, "content_base64": tt.content})
 			checkOut(t, res.Stdout, tt.wantOut)
-			if got := readBack(t, fx.path(tt.path)); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, readBack(t, fx.path(tt.path)))
 		})
 	}
 }
@@ -65,17 +64,11 @@ func TestDownloadFile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := fx.mustCall(t, "download_file", args{"path": tt.path})
 			enc := base64.StdEncoding.EncodeToString([]byte(tt.want))
-			if res.Stdout != enc {
-				t.Fatalf("got stdout %q, want %q", res.Stdout, enc)
-			}
+			require.Equal(t, enc, res.Stdout, "stdout")
 			var got download
-			if err := json.Unmarshal(res.Return, &got); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, json.Unmarshal(res.Return, &got))
 			want := download{Path: tt.path, Size: int64(len(tt.want)), ContentBase64: enc}
-			if got != want {
-				t.Fatalf("got return %+v, want %+v", got, want)
-			}
+			require.Equal(t, want, got, "return")
 		})
 	}
 }
@@ -109,11 +102,7 @@ func TestUploadDownloadRoundTrip(t *testing.T) {
 	enc := base64.StdEncoding.EncodeToString(data)
 	fx.mustCall(t, "upload_file", args{"path": "all.bin", "content_base64": enc})
 	res := fx.mustCall(t, "download_file", args{"path": "all.bin"})
-	if res.Stdout != enc {
-		t.Fatalf("got %q, want %q", res.Stdout, enc)
-	}
+	require.Equal(t, enc, res.Stdout)
 	res = fx.mustCall(t, "read_file", args{"path": "all.bin", "encoding": "base64"})
-	if res.Stdout != enc {
-		t.Fatalf("got read_file base64 %q, want %q", res.Stdout, enc)
-	}
+	require.Equal(t, enc, res.Stdout, "read_file base64")
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 // treeFiles is the starting tree of the delete, move and copy tests.
@@ -88,9 +89,7 @@ func TestMakeDirectory(t *testing.T) {
 			fx := newFixture(t, treeFiles, 0)
 			res := fx.mustCall(t, "make_directory", args{"path": tt.path})
 			checkOut(t, res.Stdout, tt.wantOut)
-			if info, err := os.Stat(fx.path(tt.path)); err != nil || !info.IsDir() {
-				t.Fatalf("got %v, %v, want a directory at %s", info, err, tt.path)
-			}
+			require.DirExists(t, fx.path(tt.path))
 		})
 	}
 }
@@ -138,9 +137,7 @@ func TestMovePath(t *testing.T) {
 				checkMissing(t, fx.path(tt.dest+"/x.txt")) // a replaced directory is gone whole
 				dest += "/a.txt"
 			}
-			if got := readBack(t, dest); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, readBack(t, dest))
 		})
 	}
 }
@@ -173,12 +170,8 @@ func TestMovePathErrors(t *testing.T) {
 
 func TestCopyPath(t *testing.T) {
 	fx := newFixture(t, treeFiles, 0)
-	if err := os.Chmod(fx.path("full/sub/b.sh"), 0o750); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(fx.path("full/sub"), 0o555); err != nil { // read-only: the copy must still fill it
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(fx.path("full/sub/b.sh"), 0o750))
+	require.NoError(t, os.Chmod(fx.path("full/sub"), 0o555)) // read-only: the copy must still fill it
 	t.Cleanup(func() { os.Chmod(fx.path("full/sub"), 0o755) })
 
 	res := fx.mustCall(t, "copy_path", args{"source": "full", "destination": "copy"})
@@ -197,18 +190,13 @@ func TestCopyPath(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			info, err := os.Lstat(fx.path(tt.path))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			switch {
 			case info.Mode()&fs.ModeSymlink != 0:
-				if target, _ := os.Readlink(fx.path(tt.path)); target != "a.txt" {
-					t.Fatalf("got link to %q, want a.txt", target)
-				}
+				target, _ := os.Readlink(fx.path(tt.path))
+				require.Equal(t, "a.txt", target, "link target")
 			case !info.IsDir():
-				if got := readBack(t, fx.path(tt.path)); got != tt.want {
-					t.Fatalf("got %q, want %q", got, tt.want)
-				}
+				require.Equal(t, tt.want, readBack(t, fx.path(tt.path)))
 			}
 			if tt.mode != 0 {
 				checkMode(t, fx.path(tt.path), tt.mode)
@@ -235,9 +223,7 @@ func TestCopyPathFile(t *testing.T) {
 			fx := newFixture(t, treeFiles, 0)
 			res := fx.mustCall(t, "copy_path", tt.args)
 			checkOut(t, res.Stdout, tt.wantOut)
-			if got := readBack(t, fx.path(tt.dest)); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, readBack(t, fx.path(tt.dest)))
 			readBack(t, fx.path("f.txt"))
 			if tt.args["overwrite"] == true && tt.dest == "other/a.txt" {
 				checkMissing(t, fx.path("other/x.txt"))
@@ -264,9 +250,7 @@ func TestCopyPathErrors(t *testing.T) {
 			fx := newFixture(t, treeFiles, 0)
 			_, err := fx.call(t, "copy_path", tt.args)
 			checkErr(t, err, tt.class, tt.want...)
-			if got := readBack(t, fx.path("g.txt")); got != "other" {
-				t.Fatalf("got g.txt %q, want it untouched", got)
-			}
+			require.Equal(t, "other", readBack(t, fx.path("g.txt")), "g.txt: want it untouched")
 		})
 	}
 }
@@ -287,10 +271,8 @@ func TestMovePathAcrossFilesystems(t *testing.T) {
 	res := fx.mustCall(t, "move_path", args{"source": "full", "destination": dest})
 	checkOut(t, res.Stdout, "moved directory full to "+dest)
 	checkMissing(t, fx.path("full"))
-	if got := readBack(t, filepath.Join(dest, "sub/b.sh")); got != "b" {
-		t.Fatalf("got %q, want %q", got, "b")
-	}
-	if target, err := os.Readlink(filepath.Join(dest, "link")); err != nil || target != "a.txt" {
-		t.Fatalf("got link to %q (%v), want a.txt", target, err)
-	}
+	require.Equal(t, "b", readBack(t, filepath.Join(dest, "sub/b.sh")))
+	target, err := os.Readlink(filepath.Join(dest, "link"))
+	require.NoError(t, err)
+	require.Equal(t, "a.txt", target, "link target")
 }

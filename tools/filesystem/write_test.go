@@ -4,11 +4,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCreateFile(t *testing.T) {
@@ -30,9 +30,7 @@ func TestCreateFile(t *testing.T) {
 			fx := newFixture(t, map[string]string{"old.txt": "old"}, 0)
 			res := fx.mustCall(t, "create_file", tt.args)
 			checkOut(t, res.Stdout, tt.wantOut)
-			if got := readBack(t, fx.path(tt.file)); got != tt.want {
-				t.Fatalf("got content %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, readBack(t, fx.path(tt.file)), "content")
 			checkMode(t, fx.path(tt.file), 0o644)
 		})
 	}
@@ -56,9 +54,7 @@ func TestCreateFileErrors(t *testing.T) {
 			fx := newFixture(t, map[string]string{"old.txt": "old", "dir/": ""}, 0)
 			_, err := fx.call(t, "create_file", tt.args)
 			checkErr(t, err, tt.class, tt.want...)
-			if got := readBack(t, fx.path("old.txt")); got != "old" {
-				t.Fatalf("got old.txt %q, want it untouched", got)
-			}
+			require.Equal(t, "old", readBack(t, fx.path("old.txt")), "old.txt: want it untouched")
 		})
 	}
 }
@@ -80,18 +76,12 @@ func TestWriteFile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newFixture(t, nil, 0)
 			if tt.mode != 0 {
-				if err := os.WriteFile(fx.path(tt.path), []byte("old content that is longer"), tt.mode); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chmod(fx.path(tt.path), tt.mode); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(fx.path(tt.path), []byte("old content that is longer"), tt.mode))
+				require.NoError(t, os.Chmod(fx.path(tt.path), tt.mode))
 			}
 			res := fx.mustCall(t, "write_file", args{"path": tt.path, "content": "new\n"})
 			checkOut(t, res.Stdout, "wrote 4 bytes to "+tt.path, tt.wantOut)
-			if got := readBack(t, fx.path(tt.path)); got != "new\n" {
-				t.Fatalf("got %q, want %q", got, "new\n")
-			}
+			require.Equal(t, "new\n", readBack(t, fx.path(tt.path)))
 			checkMode(t, fx.path(tt.path), tt.wantMode)
 			checkNoTempFiles(t, filepath.Dir(fx.path(tt.path)))
 		})
@@ -101,13 +91,10 @@ func TestWriteFile(t *testing.T) {
 func TestWriteFileThroughSymlink(t *testing.T) {
 	fx := newFixture(t, map[string]string{"real.txt": "old", "link.txt": "->real.txt"}, 0)
 	fx.mustCall(t, "write_file", args{"path": "link.txt", "content": "new"})
-	if got := readBack(t, fx.path("real.txt")); got != "new" {
-		t.Fatalf("got target content %q, want %q", got, "new")
-	}
+	require.Equal(t, "new", readBack(t, fx.path("real.txt")), "target content")
 	info, err := os.Lstat(fx.path("link.txt"))
-	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
-		t.Fatalf("got %v, %v for link.txt, want it still a symlink", info, err)
-	}
+	require.NoError(t, err)
+	require.NotZero(t, info.Mode()&fs.ModeSymlink, "link.txt: want it still a symlink")
 }
 
 func TestWriteFileErrors(t *testing.T) {
@@ -144,9 +131,7 @@ func TestAppendFile(t *testing.T) {
 			fx := newFixture(t, map[string]string{"log.txt": "a\n"}, 0)
 			res := fx.mustCall(t, "append_file", args{"path": tt.path, "content": "b\n"})
 			checkOut(t, res.Stdout, tt.wantOut)
-			if got := readBack(t, fx.path(tt.path)); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, readBack(t, fx.path(tt.path)))
 		})
 	}
 }
@@ -171,12 +156,8 @@ func TestAppendFileDiskFull(t *testing.T) {
 func checkNoTempFiles(t *testing.T, dir string) {
 	t.Helper()
 	des, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, de := range des {
-		if strings.Contains(de.Name(), ".tmp-") {
-			t.Fatalf("got temporary file %s left in %s, want none", de.Name(), dir)
-		}
+		require.NotContains(t, de.Name(), ".tmp-", "temporary file left in %s", dir)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestWriteFileKeepsOwner(t *testing.T) {
@@ -26,18 +28,13 @@ func TestWriteFileKeepsOwner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newFixture(t, map[string]string{"f.txt": "old\n"}, 0)
-			if err := os.Chown(fx.path("f.txt"), uid, gid); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Chown(fx.path("f.txt"), uid, gid))
 			fx.mustCall(t, tt.tool, tt.args)
 			info, err := os.Stat(fx.path("f.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			st := info.Sys().(*syscall.Stat_t)
-			if st.Uid != uid || st.Gid != gid {
-				t.Fatalf("got owner %d:%d, want %d:%d", st.Uid, st.Gid, uid, gid)
-			}
+			require.Equal(t, uint32(uid), st.Uid, "owner uid")
+			require.Equal(t, uint32(gid), st.Gid, "owner gid")
 		})
 	}
 }

@@ -79,5 +79,5 @@ func hostDied(name, state string) error {
 }
 
 func hostBroken(name string, err error) error {
-	return schemas.Errorf(schemas.CodeInternal, "%s: python tool host: %v", name, err)
+	return schemas.Errorf(schemas.CodeInternal, "%s: python tool host: %w", name, err)
 }

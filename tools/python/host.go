@@ -182,7 +182,7 @@ func (h *Host) running(ctx context.Context) (*process, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("restart python tool host: %w", ctx.Err())
 		}
-		return nil, schemas.Errorf(schemas.CodeUnavailable, "restart python tool host: %v", err)
+		return nil, schemas.Errorf(schemas.CodeUnavailable, "restart python tool host: %w", err)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -3,30 +3,29 @@ package python
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	return dir
 }
@@ -40,13 +39,9 @@ func startHost(t *testing.T, files map[string]string, cfg Config) (*Host, error)
 	}
 	cfg.Dir = writeFiles(t, files)
 	h, err := Start(t.Context(), cfg)
-	if h == nil {
-		t.Fatalf("got no host: %v", err)
-	}
+	require.NotNil(t, h, "no host: %v", err)
 	t.Cleanup(func() {
-		if err := h.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
+		assert.NoError(t, h.Close(), "close")
 	})
 	return h, err
 }
@@ -70,30 +65,22 @@ func call(t *testing.T, h *Host, name, args string) (tools.Result, error) {
 func TestStartFindsTools(t *testing.T) {
 	h, err := startHost(t, toolFiles, Config{})
 	var ie *ImportError
-	if !errors.As(err, &ie) || ie.File != "broken.py" {
-		t.Fatalf("got %v, want an ImportError for broken.py", err)
-	}
-	if !strings.Contains(ie.Message, "SyntaxError") || !strings.Contains(err.Error(), "broken.py") ||
-		!strings.Contains(ie.Traceback, "def oops(:") {
-		t.Errorf("got %q, want the SyntaxError with its traceback", err)
-	}
+	require.ErrorAs(t, err, &ie)
+	require.Equal(t, "broken.py", ie.File)
+	assert.Contains(t, ie.Message, "SyntaxError")
+	assert.ErrorContains(t, err, "broken.py")
+	assert.Contains(t, ie.Traceback, "def oops(:", "want the SyntaxError with its traceback")
 	var got []string
 	for _, tool := range h.Tools() {
 		got = append(got, tool.FullName())
-		if tool.Source != "python" {
-			t.Errorf("%s: got source %q, want python", tool.FullName(), tool.Source)
-		}
+		assert.Equal(t, "python", tool.Source, "source of %s", tool.FullName())
 	}
 	sort.Strings(got)
 	want := []string{"basic.child", "basic.count", "basic.cwd", "basic.die", "basic.echo", "basic.fail",
 		"basic.greet", "basic.nothing", "basic.point", "basic.segfault", "basic.slow", "basic.warn",
 		"calc.quadruple", "lib_math.double"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Fatalf("got tools %v, want %v", got, want)
-	}
-	if d := find(t, h, "basic.greet").Description; d != "Greet someone." {
-		t.Errorf("got description %q, want the docstring", d)
-	}
+	require.Equal(t, want, got, "tools")
+	assert.Equal(t, "Greet someone.", find(t, h, "basic.greet").Description, "description: want the docstring")
 }
 
 func TestCall(t *testing.T) {
@@ -127,31 +114,21 @@ func TestCall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := call(t, h, tt.tool, tt.args)
-			if tt.wantCode == "" && err != nil {
-				t.Fatalf("got %v, want no error", err)
+			if tt.wantCode == "" {
+				require.NoError(t, err)
 			}
 			if tt.wantCode != "" {
-				if got := tools.ErrorCode(err); got != tt.wantCode {
-					t.Fatalf("got code %q (%v), want %q", got, err, tt.wantCode)
-				}
-				if !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("got %q, want it to contain %q", err, tt.wantErr)
-				}
+				require.Equal(t, tt.wantCode, tools.ErrorCode(err), "error code of %v", err)
+				require.ErrorContains(t, err, tt.wantErr)
 			}
-			if res.Stdout != tt.wantStdout {
-				t.Errorf("got stdout %q, want %q", res.Stdout, tt.wantStdout)
-			}
+			assert.Equal(t, tt.wantStdout, res.Stdout, "stdout")
 			for _, s := range tt.wantStderr {
-				if !strings.Contains(res.Stderr, s) {
-					t.Errorf("got stderr %q, want it to contain %q", res.Stderr, s)
-				}
+				assert.Contains(t, res.Stderr, s, "stderr")
 			}
-			if len(tt.wantStderr) == 0 && res.Stderr != "" {
-				t.Errorf("got stderr %q, want none", res.Stderr)
+			if len(tt.wantStderr) == 0 {
+				assert.Empty(t, res.Stderr, "stderr")
 			}
-			if string(res.Return) != tt.wantReturn {
-				t.Errorf("got return %s, want %s", res.Return, tt.wantReturn)
-			}
+			assert.Equal(t, tt.wantReturn, string(res.Return), "return %s", res.Return)
 		})
 	}
 }
@@ -160,31 +137,27 @@ func TestExceptionMessageIsTheWireMessage(t *testing.T) {
 	h, _ := startHost(t, toolFiles, Config{})
 	_, err := call(t, h, "basic.fail", `{}`)
 	var we *schemas.Error
-	if !errors.As(err, &we) || we.Message != "ValueError: bad value" {
-		t.Fatalf("got %#v, want a *schemas.Error with message %q", err, "ValueError: bad value")
-	}
+	require.ErrorAs(t, err, &we)
+	require.Equal(t, "ValueError: bad value", we.Message)
 }
 
 func TestTimeoutRestartsHost(t *testing.T) {
 	h, _ := startHost(t, toolFiles, Config{})
 	for want := 1; want <= 2; want++ {
-		if res, err := call(t, h, "basic.count", `{}`); err != nil || string(res.Return) != strconv.Itoa(want) {
-			t.Fatalf("got %s, %v; want %d", res.Return, err, want)
-		}
+		res, err := call(t, h, "basic.count", `{}`)
+		require.NoError(t, err)
+		require.Equal(t, strconv.Itoa(want), string(res.Return))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	res, err := find(t, h, "basic.slow").Call(ctx, json.RawMessage(`{"seconds": 60}`))
-	if !errors.Is(err, context.DeadlineExceeded) || tools.ErrorCode(err) != schemas.CodeTimeout {
-		t.Fatalf("got %v, want a timeout", err)
-	}
-	if res.Stdout != "sleeping\n" {
-		t.Errorf("got stdout %q, want the output captured before the timeout", res.Stdout)
-	}
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Equal(t, schemas.CodeTimeout, tools.ErrorCode(err), "error code of %v", err)
+	assert.Equal(t, "sleeping\n", res.Stdout, "stdout: want the output captured before the timeout")
 	// A new host imported the files again.
-	if res, err := call(t, h, "basic.count", `{}`); err != nil || string(res.Return) != "1" {
-		t.Fatalf("got %s, %v; want 1 from a fresh host", res.Return, err)
-	}
+	res, err = call(t, h, "basic.count", `{}`)
+	require.NoError(t, err)
+	require.Equal(t, "1", string(res.Return), "want 1 from a fresh host")
 }
 
 func TestHostDeathRestartsHost(t *testing.T) {
@@ -202,16 +175,13 @@ func TestHostDeathRestartsHost(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := call(t, h, tt.tool, tt.args)
-			if tools.ErrorCode(err) != schemas.CodeToolError ||
-				!strings.Contains(err.Error(), "python tool host died ("+tt.wantState+")") {
-				t.Fatalf("got %v, want a tool_error saying the host died (%s)", err, tt.wantState)
-			}
-			if res.Stdout != tt.wantStdout || !strings.Contains(res.Stderr, tt.wantStderr) {
-				t.Errorf("got stdout %q, stderr %q; want %q, %q", res.Stdout, res.Stderr, tt.wantStdout, tt.wantStderr)
-			}
-			if res, err := call(t, h, "basic.greet", `{"name":"again"}`); err != nil || res.Stdout != "hello again\n" {
-				t.Fatalf("got %q, %v; want the next call served by a new host", res.Stdout, err)
-			}
+			require.Equal(t, schemas.CodeToolError, tools.ErrorCode(err), "error code of %v", err)
+			require.ErrorContains(t, err, "python tool host died ("+tt.wantState+")")
+			assert.Equal(t, tt.wantStdout, res.Stdout, "stdout")
+			assert.Contains(t, res.Stderr, tt.wantStderr, "stderr")
+			res, err = call(t, h, "basic.greet", `{"name":"again"}`)
+			require.NoError(t, err, "want the next call served by a new host")
+			require.Equal(t, "hello again\n", res.Stdout, "want the next call served by a new host")
 		})
 	}
 }
@@ -224,21 +194,16 @@ func TestWorkDir(t *testing.T) {
 			want := t.TempDir()
 			dir.Store(want)
 			res, err := call(t, h, "basic.cwd", `{}`)
+			require.NoError(t, err)
 			var got string
-			if err == nil {
-				err = json.Unmarshal(res.Return, &got)
-			}
-			if err != nil || !sameDir(got, want) {
-				t.Fatalf("got %q, %v; want %q", got, err, want)
-			}
+			require.NoError(t, json.Unmarshal(res.Return, &got))
+			require.True(t, sameDir(got, want), "got %q, want %q", got, want)
 		})
 	}
 	t.Run("missing", func(t *testing.T) {
 		dir.Store(filepath.Join(t.TempDir(), "gone"))
 		_, err := call(t, h, "basic.cwd", `{}`)
-		if !errors.Is(err, tools.ErrNotFound) {
-			t.Fatalf("got %v, want ErrNotFound", err)
-		}
+		require.ErrorIs(t, err, tools.ErrNotFound)
 	})
 }
 
@@ -256,12 +221,10 @@ func TestConcurrentCallsAreSerialized(t *testing.T) {
 		tag := fmt.Sprintf("call-%d", i)
 		wg.Go(func() {
 			res, err := echo.Call(t.Context(), json.RawMessage(`{"tag":"`+tag+`"}`))
-			if want := tag + "\n" + tag + "\n"; err != nil || res.Stdout != want {
-				t.Errorf("got %q, %v; want %q", res.Stdout, err, want)
-			}
-			if want := `"` + tag + `"`; string(res.Return) != want {
-				t.Errorf("got return %s, want %s", res.Return, want)
-			}
+			// assert, not require: this runs off the test's goroutine.
+			assert.NoError(t, err)
+			assert.Equal(t, tag+"\n"+tag+"\n", res.Stdout)
+			assert.Equal(t, `"`+tag+`"`, string(res.Return), "return")
 		})
 	}
 	wg.Wait()
@@ -270,16 +233,11 @@ func TestConcurrentCallsAreSerialized(t *testing.T) {
 func TestClose(t *testing.T) {
 	h, _ := startHost(t, toolFiles, Config{})
 	greet := find(t, h, "basic.greet")
-	if err := h.Close(); err != nil {
-		t.Fatalf("got %v, want a clean close", err)
-	}
-	if _, err := os.Stat(h.scriptDir); !os.IsNotExist(err) {
-		t.Errorf("got %v, want the host files removed", err)
-	}
+	require.NoError(t, h.Close(), "want a clean close")
+	assert.NoDirExists(t, h.scriptDir, "want the host files removed")
 	_, err := greet.Call(t.Context(), json.RawMessage(`{"name":"x"}`))
-	if !errors.Is(err, ErrClosed) || tools.ErrorCode(err) != schemas.CodeUnavailable {
-		t.Fatalf("got %v, want ErrClosed", err)
-	}
+	require.ErrorIs(t, err, ErrClosed)
+	require.Equal(t, schemas.CodeUnavailable, tools.ErrorCode(err), "error code of %v", err)
 }
 
 func TestStartFails(t *testing.T) {
@@ -299,9 +257,8 @@ func TestStartFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := Start(t.Context(), tt.cfg)
-			if h != nil || err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("got %v, %v; want no host and an error containing %q", h, err, tt.wantErr)
-			}
+			require.Nil(t, h, "want no host")
+			require.ErrorContains(t, err, tt.wantErr)
 		})
 	}
 }
@@ -314,7 +271,7 @@ func TestCloseDuringCall(t *testing.T) {
 		_, err := slow.Call(t.Context(), json.RawMessage(`{"seconds": 60}`))
 		done <- err
 	}()
-	waitFor(t, func() bool { // the call is inside the function
+	poll.Until(t, 10*time.Second, "the call to be inside the function", func() bool {
 		h.mu.Lock()
 		p := h.proc
 		h.mu.Unlock()
@@ -324,22 +281,6 @@ func TestCloseDuringCall(t *testing.T) {
 		stdout, _ := p.capture.read()
 		return stdout == "sleeping\n"
 	})
-	if err := h.Close(); err != nil {
-		t.Fatalf("got %v, want a clean close", err)
-	}
-	if err := <-done; !errors.Is(err, ErrClosed) {
-		t.Fatalf("got %v, want ErrClosed", err)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after ten seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 10s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	require.NoError(t, h.Close(), "want a clean close")
+	require.ErrorIs(t, <-done, ErrClosed)
 }

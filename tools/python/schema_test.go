@@ -2,12 +2,10 @@ package python
 
 import (
 	"encoding/json"
-	"errors"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParametersSchema(t *testing.T) {
@@ -43,9 +41,7 @@ def choices(mode: Literal["fast", "slow"] = "fast", colour: Colour = Colour.RED,
 def variadic(first, /, *paths: str, flag: bool, **options):
     pass
 `}, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tests := []struct {
 		name, tool, want string
 	}{
@@ -81,15 +77,9 @@ def variadic(first, /, *paths: str, flag: bool, **options):
 		t.Run(tt.name, func(t *testing.T) {
 			var got, want any
 			params := find(t, h, tt.tool).Parameters
-			if err := json.Unmarshal(params, &got); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("got %s, want %s", params, tt.want)
-			}
+			require.NoError(t, json.Unmarshal(params, &got))
+			require.NoError(t, json.Unmarshal([]byte(tt.want), &want))
+			require.Equal(t, want, got, "parameters %s", params)
 		})
 	}
 }
@@ -102,9 +92,7 @@ func TestBindArguments(t *testing.T) {
 def strict(x: int, *, y: int = 2):
     return [x, y]
 `}, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tests := []struct {
 		name, tool, args, want, wantErr string
 	}{
@@ -120,22 +108,17 @@ def strict(x: int, *, y: int = 2):
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := call(t, h, tt.tool, tt.args)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, tools.ErrInvalidArgs) {
-					t.Fatalf("got %v, want ErrInvalidArgs containing %q", err, tt.wantErr)
-				}
+				require.ErrorIs(t, err, tools.ErrInvalidArgs)
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			var got, want any
 			if err == nil {
 				err = json.Unmarshal(res.Return, &got)
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			json.Unmarshal([]byte(tt.want), &want)
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("got %s, want %s", res.Return, tt.want)
-			}
+			require.Equal(t, want, got, "return %s", res.Return)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package python
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,8 +31,10 @@ func (h *Host) tool(info toolInfo) tools.Tool {
 // On error the Result still carries what the function wrote to stdout and
 // stderr before it failed; for an exception, Stderr ends with the traceback.
 // The errors are:
-//   - an error wrapping tools.ErrInvalidArgs when args is not a JSON object
-//     or does not bind to the function's signature;
+//   - an error wrapping tools.ErrInvalidArgs when args is not a JSON object,
+//     is past the limits of objectArgs (invalid UTF-8, nesting deeper than
+//     MaxArgsDepth, a number longer than MaxNumberDigits) or does not bind
+//     to the function's signature; the host never sees such args;
 //   - a *schemas.Error with CodeToolError, "ExceptionType: message", when
 //     the function raised, or saying the host died (os._exit, a crash); the
 //     next call starts a new host;
@@ -75,18 +76,6 @@ func (h *Host) call(ctx context.Context, module, function string, raw json.RawMe
 		return res, nil
 	}
 	return res, callFailure(name, resp.Error, &res)
-}
-
-// objectArgs checks that raw is a JSON object; empty and null mean {}.
-func objectArgs(raw json.RawMessage) (json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}"), nil
-	}
-	if raw[0] != '{' || !json.Valid(raw) {
-		return nil, fmt.Errorf("%w: args must be a JSON object", tools.ErrInvalidArgs)
-	}
-	return raw, nil
 }
 
 // lostError explains a call whose host was killed or died.

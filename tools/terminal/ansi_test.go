@@ -1,6 +1,10 @@
 package terminal
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 func TestPlainText(t *testing.T) {
 	tests := []struct {
@@ -33,23 +37,18 @@ func TestPlainText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, used := plainText([]byte(tt.in), tt.more)
-			if got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.Equal(t, tt.want, got)
 			want := tt.wantUsed
 			if want < 0 {
 				want = len(tt.in)
 			}
-			if used != want {
-				t.Fatalf("got %d bytes used, want %d", used, want)
-			}
+			require.Equal(t, want, used, "bytes used")
 		})
 	}
 }
 
 func TestRawText(t *testing.T) {
 	got, used := rawText([]byte("\x1b[31mr\xe2\x9c"), true)
-	if got != "\x1b[31mr" || used != 6 {
-		t.Fatalf("got %q, %d; want the escape kept and the cut rune held back", got, used)
-	}
+	require.Equal(t, "\x1b[31mr", got, "want the escape kept and the cut rune held back")
+	require.Equal(t, 6, used, "bytes used: want the cut rune held back")
 }

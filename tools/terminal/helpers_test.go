@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // waitLong is how long tests wait for something that should happen soon,
@@ -22,9 +24,7 @@ func newTestManager(t *testing.T, cfg Config) *Manager {
 	}
 	m := NewManager(cfg)
 	t.Cleanup(func() {
-		if err := m.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
+		assert.NoError(t, m.Close(), "close")
 	})
 	return m
 }
@@ -33,9 +33,7 @@ func newTestManager(t *testing.T, cfg Config) *Manager {
 func call(t *testing.T, m *Manager, name string, args any) (tools.Result, error) {
 	t.Helper()
 	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tool := range m.Tools() {
 		if tool.Name == name {
 			return tool.Call(t.Context(), raw)
@@ -49,9 +47,7 @@ func call(t *testing.T, m *Manager, name string, args any) (tools.Result, error)
 func mustCall(t *testing.T, m *Manager, name string, args any) tools.Result {
 	t.Helper()
 	res, err := call(t, m, name, args)
-	if err != nil {
-		t.Fatalf("%s %v: %v", name, args, err)
-	}
+	require.NoError(t, err, "%s %v", name, args)
 	return res
 }
 
@@ -63,10 +59,16 @@ func run(t *testing.T, m *Manager, session, command string) string {
 		args["session"] = session
 	}
 	res := mustCall(t, m, "run", args)
-	if res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
-		t.Fatalf("run %q: got still running %v, exit %v, stdout %q, stderr %q; want exit 0", command, res.StillRunning, exitCode(res), res.Stdout, res.Stderr)
-	}
+	requireExit(t, res, 0)
 	return res.Stdout
+}
+
+// requireExit stops the test unless res finished with exit code want.
+func requireExit(t *testing.T, res tools.Result, want int) {
+	t.Helper()
+	require.False(t, res.StillRunning, "still running, want exit %d; stdout %q, stderr %q", want, res.Stdout, res.Stderr)
+	require.NotNil(t, res.ExitCode, "no exit code, want %d; stdout %q, stderr %q", want, res.Stdout, res.Stderr)
+	require.Equal(t, want, *res.ExitCode, "exit code; stdout %q, stderr %q", res.Stdout, res.Stderr)
 }
 
 // exitCode shows a result's exit code for failure messages.
@@ -75,16 +77,4 @@ func exitCode(res tools.Result) string {
 		return "none"
 	}
 	return strconv.Itoa(*res.ExitCode)
-}
-
-// waitUntil polls cond until it is true or waitLong passed.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLong)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s waiting for %s", waitLong, what)
-		}
-		time.Sleep(20 * time.Millisecond) // the poll interval, not a wait for the condition
-	}
 }

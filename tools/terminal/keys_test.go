@@ -1,10 +1,10 @@
 package terminal
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 func TestKeyBytes(t *testing.T) {
@@ -24,12 +24,10 @@ func TestKeyBytes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := keyBytes(tt.keys)
-			if err != nil || string(got) != tt.want {
-				t.Fatalf("got %q, %v; want %q", got, err, tt.want)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(got))
 		})
 	}
-	if _, err := keyBytes([]string{"Ctrl-1"}); !errors.Is(err, tools.ErrInvalidArgs) {
-		t.Fatalf("got %v, want ErrInvalidArgs", err)
-	}
+	_, err := keyBytes([]string{"Ctrl-1"})
+	require.ErrorIs(t, err, tools.ErrInvalidArgs)
 }

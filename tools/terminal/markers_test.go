@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestMarkerParser(t *testing.T) {
@@ -31,9 +33,7 @@ func TestMarkerParser(t *testing.T) {
 						got.WriteString(showPiece(pc))
 					}
 				}
-				if got.String() != tt.want {
-					t.Fatalf("split at %d: got %q, want %q", split, got.String(), tt.want)
-				}
+				require.Equal(t, tt.want, got.String(), "split at %d", split)
 			}
 		})
 	}
@@ -41,17 +41,15 @@ func TestMarkerParser(t *testing.T) {
 
 func TestMarkerParserHoldsBackOnlyShortPartials(t *testing.T) {
 	p := newMarkerParser("N")
-	if got := p.feed([]byte("x\x1esandox:N:1:st")); len(got) != 1 || string(got[0].text) != "x" {
-		t.Fatalf("got %v, want only x before the partial marker", got)
-	}
+	pieces := p.feed([]byte("x\x1esandox:N:1:st"))
+	require.Len(t, pieces, 1, "want only x before the partial marker")
+	require.Equal(t, "x", string(pieces[0].text), "want only x before the partial marker")
 	long := "\x1esandox:N:" + strings.Repeat("9", maxMarkerLen)
 	var got strings.Builder
 	for _, pc := range newMarkerParser("N").feed([]byte(long)) {
 		got.WriteString(showPiece(pc))
 	}
-	if got.String() != long {
-		t.Fatalf("got %q, want a too long partial passed as output", got.String())
-	}
+	require.Equal(t, long, got.String(), "want a too long partial passed as output")
 }
 
 func showPiece(p piece) string {
@@ -79,9 +77,7 @@ func TestShellQuote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			if got := shellQuote(tt.in); got != tt.want {
-				t.Fatalf("got %s, want %s", got, tt.want)
-			}
+			require.Equal(t, tt.want, shellQuote(tt.in))
 		})
 	}
 }

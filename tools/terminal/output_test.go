@@ -3,6 +3,8 @@ package terminal
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestOutputBufferKeepsTheLatest(t *testing.T) {
@@ -10,19 +12,14 @@ func TestOutputBufferKeepsTheLatest(t *testing.T) {
 	for range 50 {
 		b.write([]byte("0123456789"))
 	}
-	if b.end() != 500 {
-		t.Fatalf("got end %d, want 500", b.end())
-	}
-	if kept := b.end() - b.start(); kept < 100 || kept > 125 {
-		t.Fatalf("got %d bytes kept, want 100 to 125", kept)
-	}
-	if got := string(b.bytes(490, 500)); got != "0123456789" {
-		t.Fatalf("got %q, want the last write", got)
-	}
+	require.Equal(t, int64(500), b.end(), "end")
+	kept := b.end() - b.start()
+	require.GreaterOrEqual(t, kept, int64(100), "bytes kept, want 100 to 125")
+	require.LessOrEqual(t, kept, int64(125), "bytes kept, want 100 to 125")
+	require.Equal(t, "0123456789", string(b.bytes(490, 500)), "want the last write")
 	v := b.summary(0, b.end(), viewOptions{max: 1000})
-	if len(v.notes) != 1 || !strings.Contains(v.notes[0], "dropped") {
-		t.Fatalf("got notes %q, want one saying old output was dropped", v.notes)
-	}
+	require.Len(t, v.notes, 1, "notes, want one saying old output was dropped")
+	require.Contains(t, v.notes[0], "dropped")
 }
 
 func TestSummary(t *testing.T) {
@@ -43,16 +40,10 @@ func TestSummary(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := b.summary(0, b.end(), viewOptions{max: tt.max})
-			if got := strings.Contains(v.text, "bytes truncated"); got != tt.truncated {
-				t.Fatalf("got truncated %v, want %v: %q", got, tt.truncated, v.text)
-			}
-			if v.next != b.end() {
-				t.Fatalf("got next %d, want %d", v.next, b.end())
-			}
+			require.Equal(t, tt.truncated, strings.Contains(v.text, "bytes truncated"), "truncated: %q", v.text)
+			require.Equal(t, b.end(), v.next, "next")
 			for _, line := range strings.Split(strings.TrimSuffix(v.text, "\n"), "\n") {
-				if len(line) != 10 && !strings.HasPrefix(line, "[... ") {
-					t.Fatalf("got line %q, want whole lines only", line)
-				}
+				require.True(t, len(line) == 10 || strings.HasPrefix(line, "[... "), "line %q, want whole lines only", line)
 			}
 		})
 	}
@@ -62,14 +53,11 @@ func TestPage(t *testing.T) {
 	b := outputBuffer{limit: 1 << 20}
 	b.write([]byte("aaaa\nbbbb\ncccc\n"))
 	v := b.page(5, viewOptions{max: 7})
-	if v.text != "bbbb\n" || v.next != 10 {
-		t.Fatalf("got %q next %d, want %q next 10", v.text, v.next, "bbbb\n")
-	}
-	if len(v.notes) != 1 || !strings.Contains(v.notes[0], "offset=10") {
-		t.Fatalf("got notes %q, want the next offset", v.notes)
-	}
+	require.Equal(t, "bbbb\n", v.text)
+	require.Equal(t, int64(10), v.next)
+	require.Len(t, v.notes, 1, "notes, want the next offset")
+	require.Contains(t, v.notes[0], "offset=10")
 	v = b.page(10, viewOptions{max: 100})
-	if v.text != "cccc\n" || len(v.notes) != 0 {
-		t.Fatalf("got %q, %q; want the last line and no note", v.text, v.notes)
-	}
+	require.Equal(t, "cccc\n", v.text, "want the last line")
+	require.Empty(t, v.notes, "want no note")
 }

@@ -2,7 +2,6 @@ package terminal
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/tools"
+	"github.com/stretchr/testify/require"
 )
 
 func TestStatePersists(t *testing.T) {
@@ -38,18 +39,12 @@ func TestStatePersists(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, d := range tt.inDirs {
-				if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.Mkdir(filepath.Join(dir, d), 0o755))
 			}
 			m := newTestManager(t, Config{Dir: dir})
 			res := mustCall(t, m, "run", map[string]any{"command": tt.setup, "timeout_seconds": waitLong.Seconds()})
-			if res.StillRunning {
-				t.Fatalf("setup %q still running", tt.setup)
-			}
-			if got := run(t, m, "", tt.check); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			require.False(t, res.StillRunning, "setup %q still running", tt.setup)
+			require.Equal(t, tt.want, run(t, m, "", tt.check))
 		})
 	}
 }
@@ -83,18 +78,9 @@ func TestExitCodesAndOutput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := mustCall(t, m, "run", map[string]any{"command": tt.command, "timeout_seconds": waitLong.Seconds()})
-			if res.StillRunning || res.ExitCode == nil {
-				t.Fatalf("got still running %v, exit %s; want finished", res.StillRunning, exitCode(res))
-			}
-			if *res.ExitCode != tt.code {
-				t.Fatalf("got exit %d, want %d (stdout %q)", *res.ExitCode, tt.code, res.Stdout)
-			}
-			if res.Stdout != tt.want {
-				t.Fatalf("got stdout %q, want %q", res.Stdout, tt.want)
-			}
-			if res.Stderr != "" {
-				t.Fatalf("got stderr %q, want none", res.Stderr)
-			}
+			requireExit(t, res, tt.code)
+			require.Equal(t, tt.want, res.Stdout, "stdout")
+			require.Empty(t, res.Stderr, "stderr, want none")
 		})
 	}
 }
@@ -102,9 +88,7 @@ func TestExitCodesAndOutput(t *testing.T) {
 func TestRawOutput(t *testing.T) {
 	m := newTestManager(t, Config{})
 	res := mustCall(t, m, "run", map[string]any{"command": `printf '\033[31mred\033[0m\n'`, "raw": true})
-	if want := "\x1b[31mred\x1b[0m\r\n"; res.Stdout != want {
-		t.Fatalf("got %q, want %q", res.Stdout, want)
-	}
+	require.Equal(t, "\x1b[31mred\x1b[0m\r\n", res.Stdout)
 }
 
 func TestSoftTimeout(t *testing.T) {
@@ -113,52 +97,36 @@ func TestSoftTimeout(t *testing.T) {
 		"command":         "for i in 1 2 3 4 5; do echo tick $i; sleep 1; done",
 		"timeout_seconds": 1,
 	})
-	if !res.StillRunning || res.ExitCode != nil {
-		t.Fatalf("got still running %v, exit %s; want still running without exit code", res.StillRunning, exitCode(res))
-	}
-	if !strings.Contains(res.Stderr, "still running") {
-		t.Fatalf("got stderr %q, want a still-running note", res.Stderr)
-	}
+	require.True(t, res.StillRunning, "exit %s; want still running", exitCode(res))
+	require.Nil(t, res.ExitCode, "want no exit code while running")
+	require.Contains(t, res.Stderr, "still running", "stderr, want a still-running note")
 	seen := res.Stdout
 
 	t.Run("run refused while busy", func(t *testing.T) {
 		_, err := call(t, m, "run", map[string]any{"command": "echo hi"})
-		if !errors.Is(err, ErrBusy) {
-			t.Fatalf("got %v, want ErrBusy", err)
-		}
+		require.ErrorIs(t, err, ErrBusy, "want ErrBusy")
 		for _, hint := range []string{"terminal_tools.wait", "terminal_tools.interrupt", "another session"} {
-			if !strings.Contains(err.Error(), hint) {
-				t.Fatalf("got %q, want it to mention %q", err, hint)
-			}
+			require.ErrorContains(t, err, hint)
 		}
 	})
 	t.Run("other sessions are free", func(t *testing.T) {
-		if got := run(t, m, "other", "echo free"); got != "free\n" {
-			t.Fatalf("got %q, want %q", got, "free\n")
-		}
+		require.Equal(t, "free\n", run(t, m, "other", "echo free"))
 	})
 	t.Run("read_output returns new output", func(t *testing.T) {
 		res := mustCall(t, m, "read_output", map[string]any{})
 		seen += res.Stdout
-		if res.ExitCode == nil && !res.StillRunning {
-			t.Fatalf("got neither still running nor an exit code")
-		}
+		require.True(t, res.StillRunning || res.ExitCode != nil, "got neither still running nor an exit code")
 	})
 	t.Run("wait returns the rest and the exit code", func(t *testing.T) {
 		res := mustCall(t, m, "wait", map[string]any{"timeout_seconds": waitLong.Seconds()})
 		seen += res.Stdout
-		if res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
-			t.Fatalf("got still running %v, exit %s; want exit 0", res.StillRunning, exitCode(res))
-		}
-		if want := "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n"; seen != want {
-			t.Fatalf("got all output %q, want %q", seen, want)
-		}
+		requireExit(t, res, 0)
+		require.Equal(t, "tick 1\ntick 2\ntick 3\ntick 4\ntick 5\n", seen, "all output")
 	})
 	t.Run("read_output after the end", func(t *testing.T) {
 		res := mustCall(t, m, "read_output", map[string]any{"wait_seconds": 0.1})
-		if res.Stdout != "" || res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
-			t.Fatalf("got %q, still running %v, exit %s; want no output and exit 0", res.Stdout, res.StillRunning, exitCode(res))
-		}
+		require.Empty(t, res.Stdout, "want no output")
+		requireExit(t, res, 0)
 	})
 }
 
@@ -181,19 +149,11 @@ func TestInterrupt(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newTestManager(t, Config{})
 			res := mustCall(t, m, "run", map[string]any{"command": tt.command, "timeout_seconds": 0.2})
-			if !res.StillRunning {
-				t.Fatalf("got %q, exit %s; want sleep still running", res.Stdout, exitCode(res))
-			}
+			require.True(t, res.StillRunning, "%q, exit %s; want sleep still running", res.Stdout, exitCode(res))
 			res = mustCall(t, m, tt.tool, tt.args)
-			if res.StillRunning || res.ExitCode == nil || *res.ExitCode != tt.want {
-				t.Fatalf("got still running %v, exit %s, stderr %q; want exit %d", res.StillRunning, exitCode(res), res.Stderr, tt.want)
-			}
-			if strings.Contains(res.Stdout, "not reached") {
-				t.Fatalf("got %q, want the rest of the command skipped", res.Stdout)
-			}
-			if got := run(t, m, "", "echo back"); got != "back\n" {
-				t.Fatalf("got %q after the interrupt, want %q", got, "back\n")
-			}
+			requireExit(t, res, tt.want)
+			require.NotContains(t, res.Stdout, "not reached", "want the rest of the command skipped")
+			require.Equal(t, "back\n", run(t, m, "", "echo back"), "after the interrupt")
 		})
 	}
 }
@@ -202,9 +162,7 @@ func TestInterruptIdle(t *testing.T) {
 	m := newTestManager(t, Config{})
 	run(t, m, "", "true")
 	res := mustCall(t, m, "interrupt", map[string]any{})
-	if !strings.Contains(res.Stderr, "nothing is running") {
-		t.Fatalf("got stderr %q, want a note that nothing runs", res.Stderr)
-	}
+	require.Contains(t, res.Stderr, "nothing is running", "stderr, want a note that nothing runs")
 }
 
 func TestInteractiveInput(t *testing.T) {
@@ -226,7 +184,7 @@ func TestInteractiveInput(t *testing.T) {
 			m := newTestManager(t, Config{})
 			res := mustCall(t, m, "run", map[string]any{"command": tt.command, "timeout_seconds": 0.5})
 			out := res.Stdout
-			waitUntil(t, "the prompt", func() bool {
+			poll.Until(t, waitLong, "the prompt", func() bool {
 				if strings.Contains(out, tt.prompt) {
 					return true
 				}
@@ -238,12 +196,8 @@ func TestInteractiveInput(t *testing.T) {
 				args[k] = v
 			}
 			res = mustCall(t, m, tt.tool, args)
-			if res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
-				t.Fatalf("got still running %v, exit %s, stdout %q; want exit 0", res.StillRunning, exitCode(res), res.Stdout)
-			}
-			if got := strings.TrimPrefix(out+res.Stdout, tt.prompt); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
+			requireExit(t, res, 0)
+			require.Equal(t, tt.want, strings.TrimPrefix(out+res.Stdout, tt.prompt))
 		})
 	}
 }
@@ -252,86 +206,61 @@ func TestInputNeedsARunningCommand(t *testing.T) {
 	m := newTestManager(t, Config{})
 	run(t, m, "", "true")
 	_, err := call(t, m, "send_input", map[string]any{"text": "x"})
-	if !errors.Is(err, tools.ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
+	require.ErrorIs(t, err, tools.ErrNotFound, "want ErrNotFound")
 	_, err = call(t, m, "send_keys", map[string]any{"keys": []string{"Hyper-Q"}})
-	if !errors.Is(err, tools.ErrInvalidArgs) {
-		t.Fatalf("got %v, want ErrInvalidArgs for an unknown key", err)
-	}
+	require.ErrorIs(t, err, tools.ErrInvalidArgs, "want ErrInvalidArgs for an unknown key")
 }
 
 func TestBackgroundServerSurvives(t *testing.T) {
 	m := newTestManager(t, Config{})
 	port := freePort(t)
 	res := mustCall(t, m, "run", map[string]any{"command": fmt.Sprintf("python3 -m http.server %d --bind 127.0.0.1 &", port), "timeout_seconds": waitLong.Seconds()})
-	if res.StillRunning || res.ExitCode == nil || *res.ExitCode != 0 {
-		t.Fatalf("got still running %v, exit %s; want the background start to return at once", res.StillRunning, exitCode(res))
-	}
+	requireExit(t, res, 0)
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
-	waitUntil(t, "the server to answer 200", func() bool {
+	poll.Until(t, waitLong, "the server to answer 200", func() bool {
 		out := run(t, m, "", "python3 -c 'import sys, urllib.request as u; print(\"status=%d\" % u.urlopen(sys.argv[1]).status)' "+url+" 2>/dev/null || true")
 		return strings.Contains(out, "status=200\n")
 	})
-	if got := run(t, m, "", "sleep 100 & echo next"); !strings.Contains(got, "next\n") {
-		t.Fatalf("got %q, want the session free after a background sleep", got)
-	}
+	require.Contains(t, run(t, m, "", "sleep 100 & echo next"), "next\n", "want the session free after a background sleep")
 }
 
 func TestSessionsAreIndependent(t *testing.T) {
 	m := newTestManager(t, Config{})
 	start := m.Dir()
 	run(t, m, "a", "export ONLY_A=1; cd /")
-	if got := run(t, m, "b", "echo ${ONLY_A:-unset}; pwd"); got != "unset\n"+start+"\n" {
-		t.Fatalf("got %q, want session b untouched by a", got)
-	}
-	if got := run(t, m, "a", "echo $ONLY_A; pwd"); got != "1\n/\n" {
-		t.Fatalf("got %q, want session a's state", got)
-	}
+	require.Equal(t, "unset\n"+start+"\n", run(t, m, "b", "echo ${ONLY_A:-unset}; pwd"), "want session b untouched by a")
+	require.Equal(t, "1\n/\n", run(t, m, "a", "echo $ONLY_A; pwd"), "want session a's state")
 	list := mustCall(t, m, "list_sessions", map[string]any{})
 	for _, name := range []string{"a\t", "b\t"} {
-		if !strings.Contains(list.Stdout, name) {
-			t.Fatalf("got %q, want session %q listed", list.Stdout, name)
-		}
+		require.Contains(t, list.Stdout, name, "want session listed")
 	}
 	mustCall(t, m, "close_session", map[string]any{"session": "b"})
 	list = mustCall(t, m, "list_sessions", map[string]any{})
-	if strings.Contains(list.Stdout, "b\t") {
-		t.Fatalf("got %q, want b gone", list.Stdout)
-	}
-	if _, err := call(t, m, "close_session", map[string]any{"session": "b"}); !errors.Is(err, tools.ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound closing b twice", err)
-	}
-	if _, err := call(t, m, "read_output", map[string]any{"session": "nope"}); !errors.Is(err, tools.ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound for an unknown session", err)
-	}
+	require.NotContains(t, list.Stdout, "b\t", "want b gone")
+	_, err := call(t, m, "close_session", map[string]any{"session": "b"})
+	require.ErrorIs(t, err, tools.ErrNotFound, "closing b twice")
+	_, err = call(t, m, "read_output", map[string]any{"session": "nope"})
+	require.ErrorIs(t, err, tools.ErrNotFound, "an unknown session")
 }
 
 func TestShellExit(t *testing.T) {
 	m := newTestManager(t, Config{})
 	run(t, m, "", "export GONE=1")
 	res := mustCall(t, m, "run", map[string]any{"command": "echo bye; exit 5", "timeout_seconds": waitLong.Seconds()})
-	if res.ExitCode == nil || *res.ExitCode != 5 || !strings.Contains(res.Stdout, "bye") {
-		t.Fatalf("got %q, exit %s; want bye and exit 5", res.Stdout, exitCode(res))
-	}
-	if !strings.Contains(res.Stderr, "exited") {
-		t.Fatalf("got stderr %q, want a note that the shell exited", res.Stderr)
-	}
+	require.NotNil(t, res.ExitCode, "want exit 5")
+	require.Equal(t, 5, *res.ExitCode, "exit code")
+	require.Contains(t, res.Stdout, "bye")
+	require.Contains(t, res.Stderr, "exited", "stderr, want a note that the shell exited")
 	res = mustCall(t, m, "run", map[string]any{"command": "echo ${GONE:-fresh}"})
-	if res.Stdout != "fresh\n" || !strings.Contains(res.Stderr, "fresh one") {
-		t.Fatalf("got %q, stderr %q; want a fresh shell and a note", res.Stdout, res.Stderr)
-	}
+	require.Equal(t, "fresh\n", res.Stdout, "want a fresh shell")
+	require.Contains(t, res.Stderr, "fresh one", "want a note about the fresh shell")
 }
 
 func TestChangeDirectory(t *testing.T) {
 	m := newTestManager(t, Config{})
 	start := m.Dir()
-	if err := os.Mkdir(filepath.Join(start, "my dir"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(start, "file"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(filepath.Join(start, "my dir"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(start, "file"), nil, 0o644))
 	tests := []struct {
 		name, path, wantDir string
 		wantErr             error
@@ -347,18 +276,14 @@ func TestChangeDirectory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := call(t, m, "change_directory", map[string]any{"path": tt.path})
 			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), strconv.Quote(tt.path)) {
-					t.Fatalf("got %v, want %v naming %q", err, tt.wantErr, tt.path)
-				}
-			} else if err != nil || res.Stdout != tt.wantDir+"\n" {
-				t.Fatalf("got %q, %v; want %q", res.Stdout, err, tt.wantDir)
+				require.ErrorIs(t, err, tt.wantErr)
+				require.ErrorContains(t, err, strconv.Quote(tt.path), "want the error to name the path")
+			} else {
+				require.NoError(t, err)
+				require.Equal(t, tt.wantDir+"\n", res.Stdout)
 			}
-			if got := m.Dir(); got != tt.wantDir {
-				t.Fatalf("got Dir %q, want %q", got, tt.wantDir)
-			}
-			if got := mustCall(t, m, "get_cwd", map[string]any{}).Stdout; got != tt.wantDir+"\n" {
-				t.Fatalf("got get_cwd %q, want %q", got, tt.wantDir)
-			}
+			require.Equal(t, tt.wantDir, m.Dir(), "Dir")
+			require.Equal(t, tt.wantDir+"\n", mustCall(t, m, "get_cwd", map[string]any{}).Stdout, "get_cwd")
 		})
 	}
 }
@@ -371,46 +296,34 @@ func TestLongOutputTruncation(t *testing.T) {
 		fmt.Fprintf(&want, "%d\n", i)
 	}
 	res := mustCall(t, m, "run", map[string]any{"command": "seq 1 100000", "timeout_seconds": waitLong.Seconds()})
-	if res.ExitCode == nil || *res.ExitCode != 0 {
-		t.Fatalf("got exit %s, want 0", exitCode(res))
-	}
-	if len(res.Stdout) > maxOut+200 {
-		t.Fatalf("got %d bytes, want at most about %d", len(res.Stdout), maxOut)
-	}
+	requireExit(t, res, 0)
+	require.LessOrEqual(t, len(res.Stdout), maxOut+200, "bytes, want at most about %d", maxOut)
 	head, tail, ok := strings.Cut(res.Stdout, "[... ")
-	if !ok || !strings.HasPrefix(head, "1\n2\n3\n") || !strings.HasSuffix(tail, "\n100000\n") {
-		t.Fatalf("got %q, want the head, a truncation marker and the tail", res.Stdout)
-	}
+	require.True(t, ok, "%q: want a truncation marker", res.Stdout)
+	require.True(t, strings.HasPrefix(head, "1\n2\n3\n"), "%q: want the head", res.Stdout)
+	require.True(t, strings.HasSuffix(tail, "\n100000\n"), "%q: want the tail", res.Stdout)
 	var gap, from int64
-	if _, err := fmt.Sscanf(tail, "%d bytes truncated; read the rest with terminal_tools.read_output offset=%d", &gap, &from); err != nil {
-		t.Fatalf("marker %q: %v", tail[:80], err)
-	}
-	if !strings.Contains(res.Stderr, fmt.Sprintf("from offset %d to ", from)) {
-		t.Fatalf("got stderr %q, want a note with offset %d", res.Stderr, from)
-	}
+	_, err := fmt.Sscanf(tail, "%d bytes truncated; read the rest with terminal_tools.read_output offset=%d", &gap, &from)
+	require.NoError(t, err, "marker %q", tail[:80])
+	require.Contains(t, res.Stderr, fmt.Sprintf("from offset %d to ", from), "stderr, want a note with offset %d", from)
 
 	// read from the cut to the end page by page, following the notes
 	var rest strings.Builder
 	next := regexp.MustCompile(`read_output offset=(\d+)`)
 	for off, pages := from, 0; ; pages++ {
-		if pages > 1000 {
-			t.Fatalf("got more than 1000 pages, want the end")
-		}
+		require.LessOrEqual(t, pages, 1000, "more than 1000 pages, want the end")
 		page := mustCall(t, m, "read_output", map[string]any{"offset": off})
-		if page.Stdout == "" {
-			t.Fatalf("got an empty page at offset %d", off)
-		}
+		require.NotEmpty(t, page.Stdout, "an empty page at offset %d", off)
 		rest.WriteString(page.Stdout)
 		match := next.FindStringSubmatch(page.Stderr)
 		if match == nil {
 			break
 		}
 		n, _ := strconv.ParseInt(match[1], 10, 64)
-		if n <= off {
-			t.Fatalf("got next offset %d after %d, want progress", n, off)
-		}
+		require.Greater(t, n, off, "next offset after, want progress")
 		off = n
 	}
+	// Not require.Equal: a diff of two 600 KB strings buries the message.
 	if got := head + rest.String(); got != want.String() {
 		t.Fatalf("got %d bytes reassembled, want %d; they differ", len(got), want.Len())
 	}
@@ -421,18 +334,13 @@ func TestCloseKillsEverything(t *testing.T) {
 	m := NewManager(Config{Dir: t.TempDir()})
 	out := run(t, m, "", "sleep 1000 & echo $!")
 	bg, err := strconv.Atoi(strings.TrimSpace(out))
-	if err != nil {
-		t.Fatalf("got %q, want a pid", out)
-	}
+	require.NoError(t, err, "%q, want a pid", out)
 	mustCall(t, m, "run", map[string]any{"command": "sleep 1000", "session": "busy", "timeout_seconds": 0.1})
-	if err := m.Close(); err != nil {
-		t.Fatalf("close: %v", err)
-	}
-	waitUntil(t, "the background sleep to die", func() bool { return !processAlive(bg) })
-	waitUntil(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
-	if _, err := call(t, m, "run", map[string]any{"command": "true"}); err == nil {
-		t.Fatalf("got no error running after Close, want one")
-	}
+	require.NoError(t, m.Close(), "close")
+	poll.Until(t, waitLong, "the background sleep to die", func() bool { return !processAlive(bg) })
+	poll.Until(t, waitLong, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
+	_, err = call(t, m, "run", map[string]any{"command": "true"})
+	require.Error(t, err, "running after Close")
 }
 
 // processAlive reports whether pid runs and is no zombie.
@@ -452,9 +360,7 @@ func processAlive(pid int) bool {
 func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
@@ -490,10 +396,7 @@ func TestCancelledContextReturnsOutputSoFar(t *testing.T) {
 	}()
 	defer func() { <-stopped }()
 	res, err := runTool.Call(ctx, []byte(`{"command": "echo begun; sleep 30", "timeout_seconds": 600}`))
-	if err != nil {
-		t.Fatalf("got %v, want no error", err)
-	}
-	if !res.StillRunning || res.Stdout != "begun\n" {
-		t.Fatalf("got %q, still running %v; want the output so far and still running", res.Stdout, res.StillRunning)
-	}
+	require.NoError(t, err)
+	require.True(t, res.StillRunning, "%q: want the output so far and still running", res.Stdout)
+	require.Equal(t, "begun\n", res.Stdout, "want the output so far")
 }

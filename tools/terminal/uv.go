@@ -42,7 +42,7 @@ type uvProjectArg struct {
 type uvInitArgs struct {
 	Path string `json:"path" jsonschema:"minLength=1" jsonschema_description:"Directory of the new project; created if missing. Relative paths start at the session's working directory."`
 	Name string `json:"name,omitempty" jsonschema_description:"Project name; default the directory's name."`
-	Bare bool   `json:"bare,omitempty" jsonschema_description:"Create only pyproject.toml."`
+	Bare bool   `json:"bare,omitempty" jsonschema_description:"Create only pyproject.toml (no main.py)."`
 	sessionArg
 	uvTimeoutArg
 }
@@ -104,8 +104,12 @@ func projectFlag(p uvProjectArg) []string {
 	return []string{"--directory", p.Path}
 }
 
+// uvInit makes a flat application project: pyproject.toml, main.py,
+// README.md and .python-version, so that `uv_run main.py` runs at once.
+// uv 0.13 would otherwise make a packaged project in the src/ layout,
+// whose build backend (uv_build) it must download first.
 func (m *Manager) uvInit(ctx context.Context, a uvInitArgs) (tools.Result, error) {
-	words := []string{"init", "--no-workspace"}
+	words := []string{"init", "--no-workspace", "--app", "--no-package"}
 	if a.Bare {
 		words = append(words, "--bare")
 	}

@@ -1,18 +1,16 @@
 // Command sandox-executor is the daemon inside a sandbox container. It reads
-// its configuration from the environment (set by the orchestrator when it
-// creates the container), builds the tool registry (the Go built-ins and the
-// user's Python tool files) and serves the sandbox's NATS subjects until it
-// is stopped.
+// its configuration from the environment (schemas.ExecutorEnv, set by the
+// orchestrator when it creates the container), opens the tool families it
+// was given and the user's Python tool files, and serves the sandbox's NATS
+// subjects until it is stopped.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -20,126 +18,96 @@ import (
 
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/executor/limits"
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/tools"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
-	if err := run(ctx, log); err != nil {
-		log.Error("executor stopped", "err", err)
+	if err := run(ctx, os.Getenv); err != nil {
+		slog.New(slog.NewJSONHandler(os.Stderr, nil)).Error("executor stopped", "err", err)
 		os.Exit(1)
 	}
 }
 
-func logLevel() slog.Level {
-	if os.Getenv("SANDOX_DEBUG") != "" {
-		return slog.LevelDebug
-	}
-	return slog.LevelInfo
-}
-
-func run(ctx context.Context, log *slog.Logger) error {
-	cfg, err := configFromEnv()
-	if err != nil {
+func run(ctx context.Context, getenv func(string) string) error {
+	var env schemas.ExecutorEnv
+	if err := env.FromEnv(getenv); err != nil {
 		return err
 	}
-	log = log.With("sandbox", cfg.SandboxID)
+	level := slog.LevelInfo
+	if env.Debug {
+		level = slog.LevelDebug
+	}
+	// The server adds the sandbox tag itself.
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})).With("group", env.GroupID)
 
 	// Before the tools start, so that what they run into is reported.
-	watcher, err := limits.New(cfg.Limits)
+	watcher, err := limits.New(limitsConfig(env))
 	if err != nil {
 		return err
 	}
-
-	reg, closeTools, err := executor.Tools(ctx, cfg.Tools, log)
-	if err != nil {
-		return err
-	}
-	defer closeTools()
 
 	opts := []nats.Option{
-		nats.Name("sandox-executor " + cfg.SandboxID),
+		nats.Name("sandox-executor " + env.SandboxID),
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(500 * time.Millisecond),
+		// Replies to the executor's own requests come back under its
+		// sandbox's subjects: its identity may not see _INBOX.>.
+		nats.CustomInboxPrefix(schemas.SandboxInboxPrefix(env.SandboxID)),
 	}
-	if cfg.Creds != "" {
-		opts = append(opts, nats.UserCredentials(cfg.Creds))
+	if env.NATSCreds != "" {
+		opts = append(opts, nats.UserCredentials(env.NATSCreds))
 	}
-	if cfg.EgressProxy != "" {
-		stopForward, err := forwardEgress(ctx, cfg.EgressProxy, log)
+	if env.EgressProxy != "" {
+		stopForward, err := forwardEgress(ctx, env.EgressProxy, log)
 		if err != nil {
 			return err
 		}
 		defer stopForward()
 	}
-
-	url, dial := dialTarget(cfg.NATSURL)
+	// A unix:// URL is the NATS socket of a sandbox without a network.
+	url, dial := dialTarget(env.NATSURL)
 	nc, err := nats.Connect(url, append(opts, dial...)...)
 	if err != nil {
-		return fmt.Errorf("connect to NATS at %s: %w", cfg.NATSURL, err)
+		return fmt.Errorf("connect to NATS at %s: %w", env.NATSURL, err)
 	}
 	defer nc.Close()
 
-	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: cfg.SandboxID, Limits: watcher}, log)
+	reg, closeTools, err := executor.Tools(ctx, tools.Env{
+		Executor: env,
+		Dir:      tools.NewWorkDir(env.Workspace),
+		Request:  request(nc),
+		Log:      log.With("sandbox", env.SandboxID),
+	})
+	if err != nil {
+		return err
+	}
+	defer closeTools()
+
+	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: env.SandboxID, Limits: watcher}, log)
 	return srv.Serve(ctx)
 }
 
-type config struct {
-	SandboxID string
-	NATSURL   string
-	Creds     string
-	// EgressProxy is the allowlist proxy's socket, forwarded from a
-	// loopback port; "" for none.
-	EgressProxy string
-	Tools       executor.ToolsConfig
-	Limits      limits.Config
+// limitsConfig is what the limit watcher needs of the environment.
+func limitsConfig(env schemas.ExecutorEnv) limits.Config {
+	return limits.Config{
+		CgroupRoot:     env.CgroupRoot,
+		Workspace:      env.Workspace,
+		DiskLimitBytes: env.DiskBytes,
+	}
 }
 
-// configFromEnv reads SANDOX_SANDBOX_ID and SANDOX_NATS_URL (required; a
-// unix:///path URL dials a Unix socket),
-// SANDOX_NATS_CREDS, SANDOX_EGRESS_PROXY (the allowlist proxy's socket),
-// SANDOX_TOOLS_DIR, SANDOX_WORKSPACE, SANDOX_UV_INDEX,
-// SANDOX_DISK_BYTES (the workspace's disk limit in bytes; unset or 0: none)
-// and SANDOX_CGROUP_ROOT (default /sys/fs/cgroup).
-func configFromEnv() (config, error) {
-	cfg := config{
-		SandboxID:   os.Getenv("SANDOX_SANDBOX_ID"),
-		NATSURL:     os.Getenv("SANDOX_NATS_URL"),
-		Creds:       os.Getenv("SANDOX_NATS_CREDS"),
-		EgressProxy: os.Getenv("SANDOX_EGRESS_PROXY"),
-		Tools: executor.ToolsConfig{
-			ToolsDir:  envOr("SANDOX_TOOLS_DIR", "/opt/sandox/tools"),
-			Workspace: envOr("SANDOX_WORKSPACE", "/workspace"),
-			UVIndex:   os.Getenv("SANDOX_UV_INDEX"),
-		},
-	}
-	cfg.Limits = limits.Config{
-		CgroupRoot: envOr("SANDOX_CGROUP_ROOT", limits.DefaultConfig().CgroupRoot),
-		Workspace:  cfg.Tools.Workspace,
-	}
-	var errs []error
-	if v := os.Getenv("SANDOX_DISK_BYTES"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			errs = append(errs, fmt.Errorf("SANDOX_DISK_BYTES=%q: want the disk limit in bytes, or 0 for none", v))
-		} else {
-			cfg.Limits.DiskLimitBytes = n
+// request lets the tool families send requests over the executor's NATS
+// connection.
+func request(nc *nats.Conn) func(ctx context.Context, subject string, data []byte) ([]byte, error) {
+	return func(ctx context.Context, subject string, data []byte) ([]byte, error) {
+		m, err := nc.RequestWithContext(ctx, subject, data)
+		if err != nil {
+			return nil, fmt.Errorf("request %s: %w", subject, err)
 		}
+		return m.Data, nil
 	}
-	if cfg.SandboxID == "" {
-		errs = append(errs, errors.New("SANDOX_SANDBOX_ID is not set"))
-	}
-	if cfg.NATSURL == "" {
-		errs = append(errs, errors.New("SANDOX_NATS_URL is not set"))
-	}
-	return cfg, errors.Join(errs...)
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
 }

@@ -1,44 +1,43 @@
 package main
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/executor/limits"
+	"github.com/sandox/sandox/schemas"
 )
 
-func TestConfigFromEnvDiskBytes(t *testing.T) {
+func TestLimitsConfigFromEnv(t *testing.T) {
 	tests := []struct {
-		name    string
-		value   string
-		want    int64
-		wantErr bool
+		name string
+		disk string
+		want int64
 	}{
-		{"unset", "", 0, false},
-		{"none", "0", 0, false},
-		{"64 MiB", "67108864", 64 << 20, false},
-		{"with a unit", "64MiB", 0, true},
-		{"negative", "-1", 0, true},
+		{"unset", "", 0},
+		{"none", "0", 0},
+		{"64 MiB", "67108864", 64 << 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("SANDOX_SANDBOX_ID", "sb-1")
-			t.Setenv("SANDOX_NATS_URL", "nats://127.0.0.1:4222")
-			t.Setenv("SANDOX_WORKSPACE", "/ws")
-			t.Setenv("SANDOX_CGROUP_ROOT", "/cg")
-			t.Setenv("SANDOX_DISK_BYTES", tt.value)
-			cfg, err := configFromEnv()
-			if tt.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "SANDOX_DISK_BYTES") {
-					t.Fatalf("got %v, want an error naming SANDOX_DISK_BYTES", err)
-				}
-				return
+			vars := map[string]string{
+				schemas.EnvSandboxID:  "sb-1",
+				schemas.EnvNATSURL:    "nats://127.0.0.1:4222",
+				schemas.EnvWorkspace:  "/ws",
+				schemas.EnvCgroupRoot: "/cg",
+				schemas.EnvDiskBytes:  tt.disk,
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			l := cfg.Limits
-			if l.DiskLimitBytes != tt.want || l.Workspace != "/ws" || l.CgroupRoot != "/cg" {
-				t.Fatalf("got %+v, want disk %d, workspace /ws, cgroup root /cg", l, tt.want)
-			}
+			var env schemas.ExecutorEnv
+			require.NoError(t, env.FromEnv(func(k string) string { return vars[k] }))
+			assert.Equal(t, limits.Config{CgroupRoot: "/cg", Workspace: "/ws", DiskLimitBytes: tt.want}, limitsConfig(env))
 		})
 	}
+}
+
+func TestRunRefusesAnIncompleteEnvironment(t *testing.T) {
+	err := run(t.Context(), func(string) string { return "" })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), schemas.EnvSandboxID)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/disks"
 	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/services/orchestrator"
 )
 
 func down(ctx context.Context, args []string) error {
@@ -35,14 +36,14 @@ func down(ctx context.Context, args []string) error {
 		errs = append(errs, endAllGroups(ctx, nc))
 		nc.Close()
 	}
-	for _, name := range []string{orchContainer, natsContainer} {
+	for _, name := range []string{searchContainer, orchContainer, natsContainer} {
 		errs = append(errs, d.Remove(ctx, name))
 	}
 	// Sandboxes whose group could not be ended (no orchestrator answered).
-	left, err := d.List(ctx, "dev.sandox.managed=true")
+	left, err := d.List(ctx, orchestrator.LabelManaged+"=true")
 	errs = append(errs, err)
 	for _, c := range left {
-		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, "sandox-ws-"+c.Labels["dev.sandox.sandbox"]))
+		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox])))
 	}
 	// Their disks, once no volume mounts them (needs root, as attaching did).
 	if os.Geteuid() == 0 {

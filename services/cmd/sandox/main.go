@@ -2,9 +2,12 @@
 // reports its state.
 //
 //	sandox up       check the Docker engine, build the images, start NATS and the orchestrator
+//	sandox images   build the images only
 //	sandox demo     run the walkthrough against a running system
 //	sandox status   list groups and sandboxes
 //	sandox stats ID show a sandbox's live use against its limits
+//	sandox tools ID print a sandbox's tools for a model API (--format openai|anthropic|mcp|jsonschema)
+//	sandox mcp      serve a sandbox's tools over MCP (stdio or streamable HTTP)
 //	sandox creds    issue NATS credentials (client, audit or control)
 //	sandox down     end every group and stop NATS and the orchestrator
 package main
@@ -22,9 +25,12 @@ const usage = `usage: sandox <command> [flags]
 
 commands:
   up       check the Docker engine, build the images, start NATS and the orchestrator
+  images   build the images (base, sandbox, control plane) without starting anything
   demo     run the walkthrough (group, sandbox, sync and async actions, bad input, end)
   status   list groups and sandboxes
   stats    show a sandbox's live CPU, memory and process use: sandox stats SANDBOX
+  tools    print a sandbox's tools for a model API: sandox tools SANDBOX --format openai|anthropic|mcp|jsonschema
+  mcp      serve a sandbox's tools as MCP tools: sandox mcp --sandbox ID | --group-config FILE [--http ADDR]
   creds    issue NATS credentials: sandox creds [-role client|audit|control] [-name N] [-o FILE]
   down     end every group, stop NATS and the orchestrator (--purge also drops NATS data)
 `
@@ -47,12 +53,18 @@ func run(ctx context.Context, args []string) error {
 	switch cmd {
 	case "up":
 		return up(ctx, rest)
+	case "images":
+		return images(ctx, rest)
 	case "demo":
 		return demo(ctx, rest)
 	case "status":
 		return status(ctx, rest)
 	case "stats":
 		return stats(ctx, rest)
+	case "tools":
+		return tools(ctx, rest)
+	case "mcp":
+		return serveMCP(ctx, rest)
 	case "creds":
 		return creds(rest)
 	case "down":

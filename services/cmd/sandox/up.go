@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/docker"
 )
 
@@ -21,6 +24,7 @@ const (
 	networkName      = "sandox"
 	natsContainer    = "sandox-nats"
 	orchContainer    = "sandox-orchestrator"
+	searchContainer  = "sandox-search"
 	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
 	natsSocketVolume = "sandox-nats-socket"
@@ -59,6 +63,10 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	ctlFiles, err := controlCreds(ids.authority)
+	if err != nil {
+		return err
+	}
+	searchFiles, err := serviceCreds(ids.authority, "search", auth.RoleSearch, searchCredsFile)
 	if err != nil {
 		return err
 	}
@@ -136,6 +144,21 @@ func up(ctx context.Context, args []string) error {
 	}); err != nil {
 		return err
 	}
+	if err := ensureRunning(ctx, d, docker.ContainerSpec{
+		Name:                 searchContainer,
+		Image:                build.ControlImage,
+		Cmd:                  []string{"sandox-search"},
+		User:                 "10002:10002",
+		Network:              networkName,
+		Labels:               map[string]string{controlPlaneRole: "search", authorityLabel: authority},
+		Env:                  append([]string{"SANDOX_NATS_URL=" + internalNATSURL, "SANDOX_NATS_CREDS=" + searchCredsFile}, searchEnv()...),
+		Hardened:             true,
+		RestartUnlessStopped: true,
+	}, func(id string) error {
+		return d.CopyDir(ctx, id, searchCredsDir, 10002, searchFiles)
+	}); err != nil {
+		return err
+	}
 	if err := waitForConsumer(ctx, nc, 60*time.Second); err != nil {
 		return err
 	}
@@ -144,6 +167,39 @@ func up(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("sandox is up: NATS at %s, orchestrator consuming %s, client credentials in %s\n", localNATSURL, schemas.CommandStream, ids.clientCreds)
 	return nil
+}
+
+// Where the search service's container gets its NATS credentials.
+const (
+	searchCredsDir  = "/etc/sandox-search"
+	searchCredsFile = searchCredsDir + "/nats.creds"
+)
+
+// serviceCreds are a control-plane service's credentials with role, as the
+// file its container gets.
+func serviceCreds(a *auth.Authority, name string, role auth.Role, file string) (map[string][]byte, error) {
+	c, err := a.Mint(name, role, "")
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.File()
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{filepath.Base(file): data}, nil
+}
+
+// searchEnv passes the search service's settings (SANDOX_SEARCH_*: the
+// providers' keys and endpoints) from the operator's environment to its
+// container. They go to the control plane only, never to a sandbox.
+func searchEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "SANDOX_SEARCH_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // ensureRunning starts the container named in spec, creating it first when

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# lint.sh fails when a Go file is not gofmt'ed or go vet reports a problem.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+echo "lint: gofmt and go vet" >&2
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  printf 'gofmt would change:\n%s\n' "$unformatted" >&2
+  exit 1
+fi
+go vet ./...

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# test-deps.sh makes sure this machine has what the tests need, fresh or not:
+# a Docker engine that answers, the base image, e2fsprogs and the loop
+# driver's control node (disk limits), Chromium (the browser tools), and
+# the NATS CLI the integration tests drive. It is idempotent and quick
+# when everything is present.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+bash build/scripts/engine.sh
+bash build/scripts/base-image.sh
+
+# Disk limits (services/disks, integration TestDiskLimit) format ext4 images
+# and attach them to loop devices: e2fsprogs and the loop driver's control
+# node. The tests run as root, as CI does.
+if ! command -v mkfs.ext4 >/dev/null 2>&1 || ! command -v debugfs >/dev/null 2>&1; then
+  echo "test: installing e2fsprogs" >&2
+  apt-get install -y -qq e2fsprogs >/dev/null
+fi
+if [ ! -e /dev/loop-control ]; then
+  modprobe loop 2>/dev/null || mknod -m 600 /dev/loop-control c 10 237 || true
+fi
+
+# The browser tools (tools/web, integration TestWebTools) drive the
+# distribution's Chromium; never a downloaded browser.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "test: installing chromium" >&2
+  apt-get install -y -qq chromium fonts-liberation >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq chromium fonts-liberation >/dev/null; }
+fi
+
+export PATH="$(go env GOPATH)/bin:$PATH"
+if ! command -v nats >/dev/null 2>&1; then
+  echo "test: installing the NATS CLI" >&2
+  go install github.com/nats-io/natscli/nats@v0.5.1
+fi

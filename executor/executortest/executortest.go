@@ -1,0 +1,94 @@
+// Package executortest runs a real sandbox executor in the test's own
+// process: an embedded NATS server on a free port and an executor.Server
+// with the built-in tool families and the test's Python tool files. No
+// container and no orchestrator take part, so the sandbox can be reached by
+// its subjects (actions, tools, ping) but not by lifecycle commands.
+package executortest
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/executor"
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/tools"
+)
+
+// Sandbox is an executor serving one sandbox in-process.
+type Sandbox struct {
+	// ID is the sandbox's id.
+	ID string
+	// URL is the embedded NATS server's client URL.
+	URL string
+	// Conn is a connection to that server, closed at the test's end.
+	Conn *nats.Conn
+	// Workspace is the sandbox's working directory.
+	Workspace string
+}
+
+// Start starts an embedded NATS server and an executor for sandbox id whose
+// tools are the default built-in families plus toolFiles (file name -> Python
+// source). It returns once the executor answers pings; everything stops at
+// the test's cleanup. It fails the test when something does not start.
+func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
+	t.Helper()
+	cfg := natsd.DefaultConfig()
+	cfg.Port = -1
+	cfg.StoreDir = t.TempDir()
+	ns, err := natsd.Start(cfg)
+	if err != nil {
+		t.Fatalf("start NATS: %v", err)
+	}
+	t.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatalf("connect to NATS: %v", err)
+	}
+	t.Cleanup(nc.Close)
+
+	toolsDir, workspace := t.TempDir(), t.TempDir()
+	for name, src := range toolFiles {
+		if err := os.WriteFile(filepath.Join(toolsDir, name), []byte(src), 0o644); err != nil {
+			t.Fatalf("write tool file: %v", err)
+		}
+	}
+	log := slog.New(slog.DiscardHandler)
+	ctx, cancel := context.WithCancel(context.Background())
+	reg, closeTools, err := executor.Tools(ctx, tools.Env{
+		Executor: schemas.ExecutorEnv{SandboxID: id, ToolsDir: toolsDir, Workspace: workspace},
+		Dir:      tools.NewWorkDir(workspace),
+		Log:      log,
+	})
+	if err != nil {
+		cancel()
+		t.Fatalf("build tools: %v", err)
+	}
+	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: id, ActionTimeout: time.Minute}, log)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("executor Serve: %v", err)
+		}
+		closeTools()
+	})
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := nc.Request(schemas.PingSubject(id), nil, 200*time.Millisecond); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("executor for %s did not answer ping within 10s", id)
+		}
+	}
+	return &Sandbox{ID: id, URL: ns.ClientURL(), Conn: nc, Workspace: workspace}
+}

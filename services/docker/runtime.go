@@ -1,0 +1,188 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/docker/docker/api/types/mount"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator"
+)
+
+// Runtime drives the Docker engine in the orchestrator's terms: it
+// implements orchestrator.Runtime over a Client. It is safe for concurrent
+// use.
+type Runtime struct {
+	c *Client
+}
+
+var _ orchestrator.Runtime = (*Runtime)(nil)
+
+// NewRuntime returns the orchestrator's runtime on the engine c talks to.
+func NewRuntime(c *Client) *Runtime { return &Runtime{c: c} }
+
+// orchestratorError marks a missing object with orchestrator.ErrNotFound,
+// keeping the cause.
+func orchestratorError(err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: %w", orchestrator.ErrNotFound, err)
+	}
+	return err
+}
+
+// ImageID returns the id of the image ref.
+func (r *Runtime) ImageID(ctx context.Context, ref string) (string, error) {
+	id, err := r.c.ImageID(ctx, ref)
+	return id, orchestratorError(err)
+}
+
+// Build builds an image from spec's in-memory context.
+func (r *Runtime) Build(ctx context.Context, spec orchestrator.ImageBuild, progress io.Writer) error {
+	return r.c.Build(ctx, BuildSpec{Tag: spec.Tag, Files: spec.Files, Labels: spec.Labels}, progress)
+}
+
+// Create creates a sandbox container (not started) and returns its id.
+func (r *Runtime) Create(ctx context.Context, spec orchestrator.ContainerSpec) (string, error) {
+	cs := ContainerSpec{
+		Name:         spec.Name,
+		Image:        spec.Image,
+		Env:          spec.Env,
+		Labels:       spec.Labels,
+		User:         spec.User,
+		Network:      spec.Network,
+		NanoCPUs:     spec.NanoCPUs,
+		CPUSet:       spec.CPUSet,
+		Memory:       spec.MemoryBytes,
+		PidsLimit:    spec.PIDs,
+		ReadOnlyRoot: spec.ReadOnlyRoot,
+		Tmpfs:        spec.Tmpfs,
+		Hardened:     spec.Hardened,
+		Init:         spec.Init,
+		Runtime:      spec.Runtime,
+	}
+	for name, target := range spec.Volumes {
+		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeVolume, Source: name, Target: target})
+	}
+	for name, target := range spec.ReadOnlyVolumes {
+		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeVolume, Source: name, Target: target, ReadOnly: true})
+	}
+	for _, b := range spec.Binds {
+		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeBind, Source: b.Source, Target: b.Target, ReadOnly: b.ReadOnly})
+	}
+	return r.c.Create(ctx, cs)
+}
+
+// Start starts a created container.
+func (r *Runtime) Start(ctx context.Context, id string) error {
+	return orchestratorError(r.c.Start(ctx, id))
+}
+
+// Restart kills a container's processes and starts it again.
+func (r *Runtime) Restart(ctx context.Context, id string) error {
+	return orchestratorError(r.c.Restart(ctx, id))
+}
+
+// Kill stops a container at once with SIGKILL.
+func (r *Runtime) Kill(ctx context.Context, id string) error { return r.c.Kill(ctx, id) }
+
+// Remove stops and removes a container with its anonymous volumes.
+func (r *Runtime) Remove(ctx context.Context, id string) error { return r.c.Remove(ctx, id) }
+
+// Inspect returns a container's state.
+func (r *Runtime) Inspect(ctx context.Context, id string) (orchestrator.ContainerState, error) {
+	s, err := r.c.Inspect(ctx, id)
+	if err != nil {
+		return orchestrator.ContainerState{}, orchestratorError(err)
+	}
+	return containerState(s), nil
+}
+
+// List returns the containers that carry every label.
+func (r *Runtime) List(ctx context.Context, labels ...string) ([]orchestrator.ContainerState, error) {
+	list, err := r.c.List(ctx, labels...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]orchestrator.ContainerState, 0, len(list))
+	for _, s := range list {
+		out = append(out, containerState(s))
+	}
+	return out, nil
+}
+
+func containerState(s State) orchestrator.ContainerState {
+	return orchestrator.ContainerState{
+		ID:        s.ID,
+		Name:      s.Name,
+		Status:    orchestrator.ContainerStatus(s.Status),
+		Running:   s.Running,
+		OOMKilled: s.OOMKilled,
+		ExitCode:  s.ExitCode,
+		Labels:    s.Labels,
+	}
+}
+
+// Logs returns the last tail lines a container wrote.
+func (r *Runtime) Logs(ctx context.Context, id string, tail int) (string, error) {
+	out, err := r.c.Logs(ctx, id, tail)
+	return out, orchestratorError(err)
+}
+
+// Stats reads a container's CPU, memory and process use; it blocks for
+// about a second.
+func (r *Runtime) Stats(ctx context.Context, id string) (schemas.SandboxUsage, error) {
+	u, err := r.c.Stats(ctx, id)
+	return u, orchestratorError(err)
+}
+
+// CreateVolume creates a local volume; with a device it mounts that device.
+func (r *Runtime) CreateVolume(ctx context.Context, spec orchestrator.VolumeSpec) error {
+	var opts map[string]string
+	if spec.Device != "" {
+		opts = map[string]string{"type": spec.FSType, "device": spec.Device}
+	}
+	return r.c.CreateVolume(ctx, spec.Name, spec.Labels, opts)
+}
+
+// RemoveVolume removes a volume; a missing one is no error.
+func (r *Runtime) RemoveVolume(ctx context.Context, name string) error {
+	return r.c.RemoveVolume(ctx, name)
+}
+
+// Events streams the die and oom events of containers with every label.
+func (r *Runtime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan orchestrator.Event, <-chan error) {
+	in, errs := r.c.Events(ctx, since, labels...)
+	out := make(chan orchestrator.Event)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			kind := orchestrator.EventKind(ev.Action)
+			if kind != orchestrator.ContainerDied && kind != orchestrator.ContainerOOM {
+				continue
+			}
+			select {
+			case out <- orchestrator.Event{Kind: kind, ContainerID: ev.ContainerID, Labels: ev.Labels, ExitCode: ev.ExitCode, Time: ev.Time}:
+			case <-ctx.Done():
+				// The inner stream closes on ctx too; drain it so that
+				// its goroutine ends.
+				for range in {
+				}
+				return
+			}
+		}
+	}()
+	return out, errs
+}
+
+// Host reads the engine's view of its machine.
+func (r *Runtime) Host(ctx context.Context) (orchestrator.Host, error) {
+	h, err := r.c.Host(ctx)
+	if err != nil {
+		return orchestrator.Host{}, err
+	}
+	return orchestrator.Host{ID: h.ID, CPUs: h.CPUs, MemoryBytes: h.MemoryBytes}, nil
+}

@@ -1,0 +1,29 @@
+package orchestrator
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+func TestWireErrorKeepsTheCause(t *testing.T) {
+	errEngine := errors.New("engine said no")
+	t.Run("a wire error passes through", func(t *testing.T) {
+		err := fmt.Errorf("create sb-1: %w", schemas.Errorf(schemas.CodeNotFound, "group g: %w", errEngine))
+		we := wireError(err)
+		assert.Equal(t, schemas.CodeNotFound, we.Code)
+		assert.ErrorIs(t, we, schemas.CodeNotFound, "the class")
+		assert.ErrorIs(t, we, errEngine, "the cause")
+	})
+	t.Run("any other error is internal and kept", func(t *testing.T) {
+		we := wireError(fmt.Errorf("inspect: %w", errEngine))
+		assert.Equal(t, schemas.CodeInternal, we.Code)
+		assert.Equal(t, "inspect: engine said no", we.Message)
+		assert.ErrorIs(t, we, schemas.CodeInternal, "the class")
+		assert.ErrorIs(t, we, errEngine, "the cause")
+	})
+}

@@ -1,0 +1,133 @@
+package orchestrator
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// runningSandbox creates and starts sandbox id in a new group g with the
+// OOM policy onOOM, and returns its status.
+func (h *harness) runningSandbox(id string, onOOM schemas.OOMPolicy) schemas.SandboxStatus {
+	h.t.Helper()
+	h.createGroup("g-"+id, schemas.GroupSpec{Compute: schemas.ComputeResources{Memory: "256MiB", OnOOM: onOOM}})
+	require.Nil(h.t, h.createSandbox("g-"+id, id, schemas.SandboxSpec{}).Error)
+	return h.ok(h.command(schemas.StartSandbox, "g-"+id, id)).Sandboxes[0]
+}
+
+// TestOOMPolicies kills a process of a running sandbox for memory and
+// checks what each policy does.
+func TestOOMPolicies(t *testing.T) {
+	tests := []struct {
+		name     string
+		policy   schemas.OOMPolicy
+		main     bool // the executor itself is killed
+		state    schemas.SandboxState
+		restarts int
+		event    func(schemas.Event) bool
+	}{
+		{
+			name: "continue", policy: schemas.OnOOMContinue, state: schemas.StateRunning,
+			event: func(ev schemas.Event) bool { return ev.Kind == schemas.EventOOMKilled },
+		},
+		{
+			name: "restart", policy: schemas.OnOOMRestart, state: schemas.StateRunning, restarts: 1,
+			event: func(ev schemas.Event) bool { return strings.HasPrefix(ev.Message, "restarted: it ran out of memory") },
+		},
+		{
+			name: "fail", policy: schemas.OnOOMFail, state: schemas.StateFailed,
+			event: func(ev schemas.Event) bool { return ev.Kind == schemas.EventExited },
+		},
+		{
+			name: "continue, executor killed", policy: schemas.OnOOMContinue, main: true, state: schemas.StateRunning, restarts: 1,
+			event: func(ev schemas.Event) bool {
+				return strings.HasPrefix(ev.Message, "restarted: its executor was killed")
+			},
+		},
+		{
+			name: "fail, executor killed", policy: schemas.OnOOMFail, main: true, state: schemas.StateFailed,
+			event: func(ev schemas.Event) bool { return ev.Kind == schemas.EventExited },
+		},
+	}
+	h := newHarness(t)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := "oom" + string(rune('a'+i))
+			st := h.runningSandbox(id, tt.policy)
+			events := h.events(id)
+			h.rt.oom(st.Container, tt.main)
+
+			ev := h.nextEvent(events, tt.event)
+			assert.Equal(t, id, ev.SandboxID)
+			h.eventually("sandbox "+string(tt.state), func() bool {
+				st, err := h.sandbox(id)
+				return err == nil && st.State == tt.state && st.Restarts == tt.restarts
+			})
+			st, err := h.sandbox(id)
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), st.OOMKills, "OOM kills")
+			c, err := h.rt.Inspect(t.Context(), st.Container)
+			require.NoError(t, err)
+			assert.Equal(t, tt.state == schemas.StateRunning, c.Running, "container running")
+			if tt.state == schemas.StateFailed {
+				assert.Contains(t, st.Reason, "out of memory")
+			}
+			h.ok(h.command(schemas.EndSandbox, "g-"+id, id))
+		})
+	}
+	h.requireNothingLeft()
+}
+
+// TestSandboxExitsByItself checks that a running sandbox whose executor
+// exits is marked failed with its exit code and logs.
+func TestSandboxExitsByItself(t *testing.T) {
+	h := newHarness(t)
+	st := h.runningSandbox("sb1", "")
+	events := h.events("sb1")
+	h.rt.exit(st.Container, 2, "panic: something broke")
+	ev := h.nextEvent(events, func(ev schemas.Event) bool { return ev.Kind == schemas.EventExited })
+	assert.Contains(t, ev.Message, "exit code 2")
+	assert.Contains(t, ev.Message, "something broke")
+	st, err := h.sandbox("sb1")
+	require.NoError(t, err)
+	assert.Equal(t, schemas.StateFailed, st.State)
+}
+
+// TestOOMSeenTwiceCountsOnce checks that an OOM event that a reopened
+// event stream repeats, and that a second worker on the same engine sees
+// too, is recorded once.
+func TestOOMSeenTwiceCountsOnce(t *testing.T) {
+	// Both workers set up the streams before either consumes: the NATS
+	// server races a stream update against a consumer being created.
+	h := newIdleHarness(t)
+	second := h.newWorker()
+	h.start()
+	stop := runWorker(t, second)
+	defer stop()
+	st := h.runningSandbox("sb1", schemas.OnOOMContinue)
+	events := h.events("sb1")
+
+	h.rt.oom(st.Container, false)
+	h.nextEvent(events, func(ev schemas.Event) bool { return ev.Kind == schemas.EventOOMKilled })
+	// The stream breaks; both watchers reopen it from the last event seen,
+	// the OOM kill, which the engine sends again.
+	h.rt.breakEvents(errors.New("connection reset"))
+	h.eventually("watchers back", func() bool {
+		h.rt.mu.Lock()
+		defer h.rt.mu.Unlock()
+		return len(h.rt.subs) == 2
+	})
+	h.rt.oom(st.Container, false)
+	ev := h.nextEvent(events, func(ev schemas.Event) bool { return ev.Kind == schemas.EventOOMKilled })
+	assert.Contains(t, ev.Message, "OOM kill 2")
+
+	st, err := h.sandbox("sb1")
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), st.OOMKills, "each OOM kill counted once")
+	assert.Equal(t, schemas.StateRunning, st.State)
+}

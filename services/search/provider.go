@@ -1,0 +1,58 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// Provider is one search API.
+type Provider interface {
+	// Name is the provider's name in requests: "brave", "google", "searxng".
+	Name() string
+	// Search returns up to count results for query, most relevant first.
+	Search(ctx context.Context, query string, count int) ([]schemas.SearchResult, error)
+}
+
+// The error classes of the search service.
+var (
+	// ErrNotConfigured: the provider has no API key or endpoint set.
+	ErrNotConfigured = errors.New("search provider not configured")
+	// ErrUnknownProvider: the request names no provider the service knows.
+	ErrUnknownProvider = errors.New("unknown search provider")
+	// ErrProvider: the provider answered with an error.
+	ErrProvider = errors.New("search provider error")
+)
+
+// getJSON sends req and returns the body of a 2xx answer; any other status
+// is ErrProvider with the status and the start of the body, which is where
+// the providers put their reason.
+func getJSON(client *http.Client, req *http.Request, provider string) ([]byte, error) {
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", provider, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read answer: %w", provider, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		reason := strings.TrimSpace(string(body))
+		if len(reason) > 300 {
+			reason = reason[:300] + "…"
+		}
+		hint := ""
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			hint = " (the API key was refused)"
+		}
+		return nil, fmt.Errorf("%s: HTTP %d%s: %s: %w", provider, resp.StatusCode, hint, reason, ErrProvider)
+	}
+	return body, nil
+}

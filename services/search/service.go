@@ -1,0 +1,140 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// QueueGroup is the NATS queue group of the search service, so several
+// instances share the requests.
+const QueueGroup = "sandox-search"
+
+// maxInFlight bounds the provider calls one instance runs at once.
+const maxInFlight = 16
+
+// Service answers search requests with the configured providers. It is
+// safe for concurrent use.
+type Service struct {
+	cfg       Config
+	providers map[string]Provider
+	def       string
+	log       *slog.Logger
+}
+
+// New returns a Service on cfg.
+func New(cfg Config, log *slog.Logger) *Service {
+	if cfg.DefaultCount <= 0 {
+		cfg.DefaultCount = DefaultConfig().DefaultCount
+	}
+	if cfg.MaxCount <= 0 {
+		cfg.MaxCount = DefaultConfig().MaxCount
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultConfig().Timeout
+	}
+	ps, def := cfg.providers()
+	return &Service{cfg: cfg, providers: ps, def: def, log: log}
+}
+
+// Search answers one request. Errors come back in the response as wire
+// errors: bad_request for an empty query or an unknown provider,
+// unavailable for a provider that is not configured or failed, timeout when
+// it did not answer in time.
+func (s *Service) Search(ctx context.Context, req schemas.SearchRequest) schemas.SearchResponse {
+	name := req.Provider
+	if name == "" {
+		name = s.def
+	}
+	resp := schemas.SearchResponse{Provider: name, Results: []schemas.SearchResult{}}
+	query := strings.TrimSpace(req.Query)
+	p, ok := s.providers[name]
+	switch {
+	case query == "":
+		resp.Error = schemas.Errorf(schemas.CodeBadRequest, "the query is empty")
+		return resp
+	case !ok:
+		resp.Error = schemas.Errorf(schemas.CodeBadRequest, "%v %q: want brave, google or searxng", ErrUnknownProvider, name)
+		return resp
+	}
+	count := req.Count
+	if count <= 0 {
+		count = s.cfg.DefaultCount
+	}
+	count = min(count, s.cfg.MaxCount)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	results, err := p.Search(ctx, query, count)
+	if err != nil {
+		resp.Error = wireError(err)
+		return resp
+	}
+	resp.Results = append(resp.Results, results...)
+	return resp
+}
+
+func wireError(err error) *schemas.Error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return schemas.Errorf(schemas.CodeTimeout, "%w", err)
+	case errors.Is(err, ErrNotConfigured), errors.Is(err, ErrProvider):
+		return schemas.Errorf(schemas.CodeUnavailable, "%w", err)
+	default:
+		return schemas.Errorf(schemas.CodeUnavailable, "%w", err)
+	}
+}
+
+// Serve answers requests on schemas.SearchSubject (queue group QueueGroup)
+// until ctx ends, then drains the subscription and waits for the requests
+// in flight. It blocks.
+func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxInFlight)
+	sub, err := nc.QueueSubscribe(schemas.SearchSubject, QueueGroup, func(m *nats.Msg) {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			s.answer(ctx, m)
+		}()
+	})
+	if err != nil {
+		return fmt.Errorf("subscribe %s: %w", schemas.SearchSubject, err)
+	}
+	s.log.Info("search service ready", "subject", schemas.SearchSubject, "default", s.def)
+	<-ctx.Done()
+	err = sub.Drain()
+	wg.Wait()
+	if err != nil {
+		return fmt.Errorf("drain %s: %w", schemas.SearchSubject, err)
+	}
+	return nil
+}
+
+func (s *Service) answer(ctx context.Context, m *nats.Msg) {
+	var req schemas.SearchRequest
+	var resp schemas.SearchResponse
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		resp.Error = schemas.Errorf(schemas.CodeBadRequest, "decode search request: %w", err)
+	} else {
+		resp = s.Search(ctx, req)
+	}
+	data, err := json.Marshal(resp)
+	if err == nil {
+		err = m.Respond(data)
+	}
+	if err != nil {
+		s.log.Warn("answer search request", "err", err)
+		return
+	}
+	s.log.Info("search", "provider", resp.Provider, "results", len(resp.Results), "error", resp.Error)
+}

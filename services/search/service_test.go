@@ -1,0 +1,171 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/search/searchtest"
+)
+
+// standIns serves the three providers' stand-ins and returns a Config
+// pointing at them with valid keys.
+func standIns(t *testing.T) Config {
+	t.Helper()
+	brave := httptest.NewServer(searchtest.BraveStandIn())
+	google := httptest.NewServer(searchtest.GoogleStandIn())
+	searx := httptest.NewServer(searchtest.SearXNGStandIn())
+	t.Cleanup(brave.Close)
+	t.Cleanup(google.Close)
+	t.Cleanup(searx.Close)
+	cfg := DefaultConfig()
+	cfg.Brave = Brave{Endpoint: brave.URL + "/res/v1/web/search", APIKey: searchtest.Key}
+	cfg.Google = Google{Endpoint: google.URL + "/customsearch/v1", APIKey: searchtest.Key, EngineID: searchtest.EngineID}
+	cfg.SearXNG = SearXNG{URL: searx.URL}
+	return cfg
+}
+
+func want(p string, n int, query string) []schemas.SearchResult {
+	out := make([]schemas.SearchResult, n)
+	for i := range out {
+		title, url, snippet := searchtest.Result(p, i+1, query)
+		out[i] = schemas.SearchResult{Title: title, URL: url, Snippet: snippet}
+	}
+	return out
+}
+
+func TestServiceProviders(t *testing.T) {
+	cfg := standIns(t)
+	svc := New(cfg, slog.New(slog.DiscardHandler))
+	tests := []struct {
+		name     string
+		req      schemas.SearchRequest
+		provider string
+		results  []schemas.SearchResult
+	}{
+		{"brave", schemas.SearchRequest{Query: "go nats", Count: 3, Provider: "brave"}, "brave", want("brave", 3, "go nats")},
+		{"google one page", schemas.SearchRequest{Query: "go nats", Count: 4, Provider: "google"}, "google", want("google", 4, "go nats")},
+		{"google three pages", schemas.SearchRequest{Query: "q", Count: 23, Provider: "google"}, "google", want("google", 23, "q")},
+		{"searxng cut to count", schemas.SearchRequest{Query: "rod", Count: 2, Provider: "searxng"}, "searxng", want("searxng", 2, "rod")},
+		{"default is the first configured", schemas.SearchRequest{Query: "x"}, "brave", want("brave", 10, "x")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := svc.Search(t.Context(), tt.req)
+			require.Nil(t, resp.Error)
+			assert.Equal(t, tt.provider, resp.Provider)
+			assert.Equal(t, tt.results, resp.Results)
+		})
+	}
+}
+
+func TestServiceErrors(t *testing.T) {
+	good := standIns(t)
+	tests := []struct {
+		name string
+		cfg  func(c *Config)
+		req  schemas.SearchRequest
+		code schemas.ErrorCode
+		msg  string
+	}{
+		{"brave without key", func(c *Config) { c.Brave.APIKey = "" }, schemas.SearchRequest{Query: "q", Provider: "brave"}, schemas.CodeUnavailable, "set SANDOX_SEARCH_BRAVE_API_KEY or SANDOX_SEARCH_BRAVE_API_KEY_FILE"},
+		{"google without key", func(c *Config) { c.Google.APIKey = "" }, schemas.SearchRequest{Query: "q", Provider: "google"}, schemas.CodeUnavailable, "set SANDOX_SEARCH_GOOGLE_API_KEY"},
+		{"google without cx", func(c *Config) { c.Google.EngineID = "" }, schemas.SearchRequest{Query: "q", Provider: "google"}, schemas.CodeUnavailable, "set SANDOX_SEARCH_GOOGLE_CX"},
+		{"searxng without URL", func(c *Config) { c.SearXNG.URL = "" }, schemas.SearchRequest{Query: "q", Provider: "searxng"}, schemas.CodeUnavailable, "set SANDOX_SEARCH_SEARXNG_URL"},
+		{"nothing configured names the default's setting", func(c *Config) { *c = DefaultConfig() }, schemas.SearchRequest{Query: "q"}, schemas.CodeUnavailable, "set SANDOX_SEARCH_BRAVE_API_KEY"},
+		{"brave refuses the key", func(c *Config) { c.Brave.APIKey = "wrong" }, schemas.SearchRequest{Query: "q", Provider: "brave"}, schemas.CodeUnavailable, "HTTP 401 (the API key was refused)"},
+		{"google refuses the key", func(c *Config) { c.Google.APIKey = "wrong" }, schemas.SearchRequest{Query: "q", Provider: "google"}, schemas.CodeUnavailable, "API key not valid"},
+		{"unknown provider", func(c *Config) {}, schemas.SearchRequest{Query: "q", Provider: "bing"}, schemas.CodeBadRequest, `unknown search provider "bing"`},
+		{"empty query", func(c *Config) {}, schemas.SearchRequest{Query: "  "}, schemas.CodeBadRequest, "the query is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := good
+			tt.cfg(&cfg)
+			resp := New(cfg, slog.New(slog.DiscardHandler)).Search(t.Context(), tt.req)
+			require.NotNil(t, resp.Error)
+			assert.Equal(t, tt.code, resp.Error.Code)
+			assert.Contains(t, resp.Error.Message, tt.msg)
+		})
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := dir + "/brave.key"
+	require.NoError(t, os.WriteFile(keyFile, []byte("from-file\n"), 0o600))
+	env := map[string]string{
+		EnvBraveKey + "_FILE": keyFile,
+		EnvGoogleKey:          "g-key",
+		EnvGoogleCX:           "cx-1",
+		EnvSearXNGURL:         "http://searxng:8080",
+		EnvProvider:           "searxng",
+	}
+	cfg, err := FromEnv(func(k string) string { return env[k] }, os.ReadFile)
+	require.NoError(t, err)
+	assert.Equal(t, "from-file", cfg.Brave.APIKey)
+	assert.Equal(t, "g-key", cfg.Google.APIKey)
+	assert.Equal(t, "cx-1", cfg.Google.EngineID)
+	assert.Equal(t, "http://searxng:8080", cfg.SearXNG.URL)
+	assert.Equal(t, "searxng", cfg.Default)
+
+	env[EnvBraveKey+"_FILE"] = dir + "/missing"
+	_, err = FromEnv(func(k string) string { return env[k] }, os.ReadFile)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	assert.Contains(t, err.Error(), EnvBraveKey+"_FILE")
+}
+
+func TestServeOverNATS(t *testing.T) {
+	nc := startNATS(t)
+	svc := New(standIns(t), slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Serve(ctx, nc) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+
+	var resp schemas.SearchResponse
+	require.Eventually(t, func() bool {
+		var err error
+		resp, err = requestSearch(nc, schemas.SearchRequest{Query: "over nats", Count: 2, Provider: "searxng"})
+		return err == nil
+	}, 5*time.Second, 50*time.Millisecond)
+	require.Nil(t, resp.Error)
+	assert.Equal(t, want("searxng", 2, "over nats"), resp.Results)
+}
+
+func requestSearch(nc *nats.Conn, req schemas.SearchRequest) (schemas.SearchResponse, error) {
+	var resp schemas.SearchResponse
+	data, _ := json.Marshal(req)
+	msg, err := nc.Request(schemas.SearchSubject, data, 2*time.Second)
+	if err != nil {
+		return resp, err
+	}
+	return resp, json.Unmarshal(msg.Data, &resp)
+}
+
+func startNATS(t *testing.T) *nats.Conn {
+	t.Helper()
+	cfg := natsd.DefaultConfig()
+	cfg.Port = -1
+	cfg.StoreDir = t.TempDir()
+	ns, err := natsd.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	return nc
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// Module is a built-in tool family ("filesystem_tools", "terminal_tools",
+// …): everything the orchestrator and the executor need to know about it.
+// The list of them is package builtin; adding a family is adding one entry
+// there.
+type Module struct {
+	// Name is the module name, the part before the dot in
+	// "filesystem_tools.read_file", and the name users select it by
+	// ("filesystem_tools" or "filesystem_tools.py").
+	Name string
+	// Summary says in one line what the family offers, for docs and errors.
+	Summary string
+	// Image is what a sandbox image needs for the family beyond the default
+	// sandbox image.
+	Image ImageNeeds
+	// Open builds the family's tools in the executor. It runs once per
+	// executor, in the order of the module list, before the executor
+	// serves anything.
+	Open func(ctx context.Context, env Env) (Opened, error)
+}
+
+// Opened is a family built in the executor: its tools, and how it closes.
+type Opened struct {
+	Tools []Tool
+	// Close stops what the tools run (sessions, processes, browsers). It is
+	// called once, after the last tool call; nil means nothing to stop.
+	Close func() error
+}
+
+// ImageNeeds is what a family adds to the default sandbox image. The
+// orchestrator puts the needs of the chosen families into the generated
+// Dockerfile, so a sandbox image holds what its families need and nothing
+// more.
+type ImageNeeds struct {
+	// Apt are Debian packages installed with apt-get (from the machine's
+	// own mirror, as the base image's sources name it).
+	Apt []string
+	// Files are written into the image.
+	Files []ImageFile
+}
+
+// Empty reports whether the family needs nothing beyond the default image.
+func (n ImageNeeds) Empty() bool { return len(n.Apt) == 0 && len(n.Files) == 0 }
+
+// ImageFile is a file a family puts into the sandbox image.
+type ImageFile struct {
+	// Path is absolute, in the image.
+	Path    string
+	Content []byte
+	// Mode is the file's permission bits; 0644 when zero.
+	Mode uint32
+}
+
+// Env is what a family's Open gets from the executor.
+type Env struct {
+	// Executor is the executor's typed environment, as the orchestrator set
+	// it: the sandbox and group ids, the workspace, the tools directory, …
+	Executor schemas.ExecutorEnv
+	// Dir is the working directory relative paths resolve against; the
+	// families share it.
+	Dir *WorkDir
+	// Request sends a request on a NATS subject and waits for the reply, for
+	// families that forward calls to a control-plane service. Nil when the
+	// executor has no connection (unit tests).
+	Request func(ctx context.Context, subject string, data []byte) ([]byte, error)
+	// Log is the executor's logger, tagged with the sandbox and group;
+	// never nil.
+	Log *slog.Logger
+}
+
+// WorkDir is the working directory the families share: the workspace, or,
+// once a family follows something that moves (the terminal's default
+// shell), what that reports. It is safe for concurrent use.
+type WorkDir struct {
+	mu     sync.Mutex
+	base   string
+	follow func() string
+}
+
+// NewWorkDir returns a working directory fixed at dir until Follow is called.
+func NewWorkDir(dir string) *WorkDir { return &WorkDir{base: dir} }
+
+// Follow makes Get return what f returns (or the base directory when f
+// returns "").
+func (d *WorkDir) Follow(f func() string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.follow = f
+}
+
+// Base returns the directory the WorkDir started at.
+func (d *WorkDir) Base() string { return d.base }
+
+// Get returns the current working directory. It does not block on anything
+// but the followed func.
+func (d *WorkDir) Get() string {
+	d.mu.Lock()
+	f := d.follow
+	d.mu.Unlock()
+	if f != nil {
+		if dir := f(); dir != "" {
+			return dir
+		}
+	}
+	return d.base
+}

@@ -1,0 +1,63 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/web/webtest"
+)
+
+func TestFetchMarkdown(t *testing.T) {
+	base := serveSite(t)
+	w := newWeb(t, Config{})
+	res, err := call(t, w, "fetch_markdown", map[string]any{"url": base + "/docs"})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(res.Stdout, "# Docs\n\nURL: "+base+"/docs\n"), "got %q", res.Stdout)
+	assert.Contains(t, res.Stdout, webtest.DocsText)
+	assert.Contains(t, res.Stdout, "```go\n"+webtest.CodeText+"\n```")
+	assert.NotContains(t, res.Stdout, webtest.Nav)
+	assert.NotContains(t, res.Stdout, webtest.Footer)
+}
+
+func TestFetchMarkdownErrors(t *testing.T) {
+	base := serveSite(t)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	}))
+	t.Cleanup(slow.Close)
+	tests := []struct {
+		name string
+		cfg  Config
+		args map[string]any
+		want error
+		msg  string
+	}{
+		{"404", Config{}, map[string]any{"url": base + "/gone"}, ErrHTTPStatus, "404 Not Found"},
+		{"401", Config{}, map[string]any{"url": base + "/account"}, ErrHTTPStatus, "401 Unauthorized"},
+		{"not HTML", Config{}, map[string]any{"url": base + "/report.pdf"}, ErrNotHTML, `content type "application/pdf"`},
+		{"oversize", Config{MaxPageBytes: 100 << 10}, map[string]any{"url": base + "/big"}, ErrPageTooLarge, "more than 102400 bytes"},
+		{"unreachable", Config{}, map[string]any{"url": "http://127.0.0.1:1/"}, ErrUnreachable, "connection refused"},
+		{"no such host", Config{}, map[string]any{"url": "http://no-such-host.invalid/"}, ErrUnreachable, "does not resolve"},
+		{"timeout", Config{}, map[string]any{"url": slow.URL, "timeout_seconds": 1}, context.DeadlineExceeded, "no answer in time"},
+		{"bad URL", Config{}, map[string]any{"url": "/relative"}, tools.ErrInvalidArgs, "absolute"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWeb(t, tt.cfg)
+			_, err := call(t, w, "fetch_markdown", tt.args)
+			require.ErrorIs(t, err, tt.want)
+			assert.Contains(t, err.Error(), tt.msg)
+		})
+	}
+}
