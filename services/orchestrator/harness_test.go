@@ -271,6 +271,9 @@ func (h *harness) events(sandbox string) *nats.Subscription {
 	h.t.Helper()
 	sub, err := h.nc.SubscribeSync(schemas.SandboxEventSubject(sandbox))
 	require.NoError(h.t, err)
+	// The server must know the subscription before the test makes
+	// anything happen.
+	require.NoError(h.t, h.nc.Flush())
 	h.t.Cleanup(func() { _ = sub.Unsubscribe() })
 	return sub
 }
