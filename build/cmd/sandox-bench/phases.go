@@ -84,7 +84,8 @@ func (b *bench) coldStart(ctx context.Context) error {
 			return err
 		}
 		end = append(end, time.Since(t4))
-		d, err := docker(ctx, "run", "--rm", image, "true")
+		// The image's entrypoint is the executor: run `true` instead.
+		d, err := docker(ctx, "run", "--rm", "--entrypoint", "true", image)
 		if err != nil {
 			return err
 		}
@@ -102,7 +103,7 @@ func (b *bench) coldStart(ctx context.Context) error {
 	b.t.times("new sandbox", "  start (executor ready)", start, "")
 	b.t.times("new sandbox", "  first action (filesystem)", first, "")
 	b.t.figure("new sandbox", "sandox from the pool", 0, "n/a", "no warm pools yet")
-	b.t.times("new sandbox", "docker run --rm IMAGE true", run, "the engine's floor, same image")
+	b.t.times("new sandbox", "docker run --rm --entrypoint true IMAGE", run, "the engine's floor, same image")
 	if b.peer != nil {
 		b.t.times("new sandbox", "llm-sandbox open+first command", peerFirst, "local image "+b.cfg.peerImage+", no pull, no env setup")
 	}
