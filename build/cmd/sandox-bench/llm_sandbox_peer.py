@@ -28,8 +28,10 @@ def session(image):
         skip_environment_setup=True,
         # The local image is made with `docker import` and has no command;
         # python3 on a tty keeps the container up, as the CMD of the Python
-        # images llm-sandbox uses by default does.
-        runtime_configs={"command": "python3"},
+        # images llm-sandbox uses by default does. Under the engine's init
+        # (as sandox runs its executor) it stops on SIGTERM: as PID 1 it
+        # would ignore it, and every close would wait out docker's 10 s.
+        runtime_configs={"command": "python3", "init": True},
         verbose=False,
     )
 
