@@ -31,7 +31,8 @@ type Future struct {
 	events  chan *nats.Msg
 
 	mu    sync.Mutex
-	unmux func() // leaves the sandbox's replyMux; nil once settled or closed
+	reply *nats.Subscription // the batch's reply subject; nil once settled or closed
+	unmux func()             // leaves the sandbox's replyMux; nil once settled or closed
 	obs   []schemas.Observation
 	err   error
 	done  chan struct{}
@@ -104,7 +105,7 @@ func (f *Future) Poll() (obs []schemas.Observation, done bool, err error) {
 	}
 }
 
-// Close gives the future up: it leaves its sandbox's replyMux, and Wait and
+// Close gives the future up: it drops its reply subscription, and Wait and
 // Poll return ErrClosed from then on, unless the answer had already
 // arrived. The batch itself still runs in the sandbox. Close is idempotent
 // and never blocks.
@@ -113,8 +114,13 @@ func (f *Future) Close() error {
 	return nil
 }
 
-// release takes a future that was never handed out off its replyMux.
+// release drops the future's reply subscription and takes it off its
+// sandbox's replyMux.
 func (f *Future) release() {
+	if f.reply != nil {
+		_ = f.reply.Unsubscribe()
+		f.reply = nil
+	}
 	if f.unmux != nil {
 		f.unmux()
 		f.unmux = nil

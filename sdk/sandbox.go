@@ -154,8 +154,8 @@ func (s *Sandbox) SendActionsJSON(ctx context.Context, payload []byte, opts ...S
 // The order is the protocol's (docs/subjects.md): subscribe to the reply
 // subject and to the sandbox's events, then publish the batch, so that
 // neither the answer nor an event that loses the batch can be missed. The
-// subscriptions are the sandbox's, made on its first batch and shared by
-// all its batches (replyMux), so a batch costs one message out and one in.
+// event subscription is the sandbox's, made on its first batch and shared
+// by all its batches (replyMux); the reply subscription is the batch's.
 func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions, opts ...SendOption) (*Future, error) {
 	if len(actions) == 0 {
 		return nil, fmt.Errorf("%w: no actions", ErrBadRequest)
@@ -187,6 +187,10 @@ func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions,
 		return nil, err
 	}
 	f.unmux = m.add(f)
+	if f.reply, err = c.nc.ChanSubscribe(reply, f.replies); err != nil {
+		f.release()
+		return nil, fmt.Errorf("%w: subscribe to %s: %w", ErrUnavailable, reply, err)
+	}
 	msg := nats.NewMsg(schemas.ActionsSubject(s.id))
 	msg.Reply = reply
 	msg.Data = data
