@@ -165,8 +165,10 @@ class Future:
         """Makes sure a task waits for the next message of each subscription."""
         if self._reply_task is None and self._replies is not None:
             self._reply_task = asyncio.ensure_future(self._replies.next_msg(timeout=None))
+            self._reply_task.add_done_callback(_retrieve)
         if self._event_task is None and self._events is not None:
             self._event_task = asyncio.ensure_future(self._events.next_msg(timeout=None))
+            self._event_task.add_done_callback(_retrieve)
 
     async def _take_reply(self) -> None:
         task, self._reply_task = self._reply_task, None
@@ -288,3 +290,10 @@ class Future:
                 except nats.errors.Error:
                     pass
         self._replies = self._events = None
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    """Marks the outcome of a waiting task as seen: one cancelled while the
+    connection closes ends with ConnectionClosedError, which nobody reads."""
+    if not task.cancelled():
+        task.exception()
