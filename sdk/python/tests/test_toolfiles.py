@@ -85,3 +85,22 @@ def test_seed_spelling_of_population_config(tmp_path: Path) -> None:
     g = sandox.SandboxGroup(intial_database_population_config=str(pop))
     assert g.spec.population_config == "x: 1\n"
     g.close()
+
+
+@pytest.mark.parametrize(
+    "policy,err",
+    [({"policy": "none"}, ""), ({"policy": "allowlist", "allow": ["example.com"]}, ""), ({"policy": "open"}, ""),
+     ({"policy": "allowlist"}, "allows nothing|lists nothing"), ({"policy": "open", "allow": ["x"]}, "only for the allowlist"),
+     ({"policy": "everything"}, "egress")],
+    ids=["none", "allowlist", "open", "empty allowlist", "open with allow", "unknown policy"],
+)
+def test_egress(policy: dict, err: str) -> None:
+    """Checked as schemas.Egress.Validate does."""
+    if err:
+        with pytest.raises(sandox.BadRequestError, match=err):
+            sandbox_spec("sb-1", None, None, None, policy)
+        return
+    assert sandbox_spec("sb-1", None, None, None, policy).egress.policy == policy["policy"]
+    g = sandox.SandboxGroup(egress=policy)
+    assert g.spec.egress.policy == policy["policy"]
+    g.close()

@@ -12,7 +12,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import BadRequestError
-from .models import ComputeResources, DatabaseAccess, DatabaseGrant, GroupSpec, SandboxSpec
+from .models import ComputeResources, DatabaseAccess, DatabaseGrant, Egress, GroupSpec, SandboxSpec
 from .toolfiles import read_tools
 
 # Group and sandbox ids (schemas.ValidateID in Go): one subject token.
@@ -21,6 +21,7 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$")
 ToolList = Sequence[Union[str, "os.PathLike[str]"]]
 ComputeLike = Union[ComputeResources, dict[str, Any], None]
 AccessLike = Union[DatabaseAccess, Sequence[Union[DatabaseGrant, dict[str, Any]]], None]
+EgressLike = Union[Egress, dict[str, Any], None]
 
 
 class InitialSandbox(BaseModel):
@@ -34,6 +35,7 @@ class InitialSandbox(BaseModel):
     tools: list[str] = Field(default_factory=list)
     compute_resources: ComputeResources | None = None
     attached_databases: DatabaseAccess | None = None
+    egress: Egress | None = None
 
 
 def validate_id(kind: str, id: str) -> None:
@@ -72,7 +74,30 @@ def access(value: AccessLike) -> DatabaseAccess | None:
         raise BadRequestError(f"database access: {e}") from e
 
 
-def sandbox_spec(id: str, tools: ToolList | None, compute_resources: ComputeLike, attached_databases: AccessLike) -> SandboxSpec:
+def egress(value: EgressLike) -> Egress | None:
+    """Returns an egress policy given as a model or a dict, checked as
+    schemas.Egress.Validate does: none and open list nothing, an allowlist
+    lists something."""
+    if value is None:
+        return None
+    try:
+        e = value if isinstance(value, Egress) else Egress.model_validate(value)
+    except ValidationError as err:
+        raise BadRequestError(f"egress: {err}") from err
+    if e.policy == "allowlist" and not e.allow:
+        raise BadRequestError("egress allowlist: allow lists nothing (use none)")
+    if e.policy != "allowlist" and e.allow:
+        raise BadRequestError(f"egress {e.policy}: allow is only for the allowlist policy")
+    return e
+
+
+def sandbox_spec(
+    id: str,
+    tools: ToolList | None,
+    compute_resources: ComputeLike,
+    attached_databases: AccessLike,
+    egress_policy: EgressLike = None,
+) -> SandboxSpec:
     """Validates a sandbox's settings and reads its tool files."""
     validate_id("sandbox", id)
     files, families = read_tools([os.fspath(t) for t in tools or []])
@@ -82,6 +107,7 @@ def sandbox_spec(id: str, tools: ToolList | None, compute_resources: ComputeLike
         families=families or None,
         compute=compute(compute_resources),
         databases=access(attached_databases),
+        egress=egress(egress_policy),
     )
 
 
@@ -93,6 +119,7 @@ def group_spec(
     population_config: str | os.PathLike[str] | None,
     sandboxes: Sequence[InitialSandbox | dict[str, Any]] | None,
     overcommit: float | None,
+    egress_policy: EgressLike = None,
 ) -> GroupSpec:
     """Validates a group's configuration and reads the tool files and the
     population config it names. Raises BadRequestError naming the field or
@@ -113,7 +140,7 @@ def group_spec(
                 sb = InitialSandbox.model_validate(sb)
             except ValidationError as e:
                 raise BadRequestError(f"initial sandbox: {e}") from e
-        specs.append(sandbox_spec(sb.id, sb.tools, sb.compute_resources, sb.attached_databases))
+        specs.append(sandbox_spec(sb.id, sb.tools, sb.compute_resources, sb.attached_databases, sb.egress))
     return GroupSpec(
         id=id,
         tools=files or None,
@@ -123,4 +150,5 @@ def group_spec(
         population_config=population,
         sandboxes=specs or None,
         overcommit=overcommit,
+        egress=egress(egress_policy),
     )

@@ -126,6 +126,13 @@ class DatabaseAccess(RootModel[list[DatabaseGrant]]):
     """DatabaseAccess is a list of DatabaseGrant (schemas.DatabaseAccess in Go)."""
 
 
+class Egress(SentModel):
+    """Egress (schemas.Egress in Go)."""
+
+    policy: Literal["none", "allowlist", "open"]
+    allow: list[str] | None = Field(default=None)
+
+
 class ToolFile(SentModel):
     """ToolFile (schemas.ToolFile in Go)."""
 
@@ -141,6 +148,7 @@ class SandboxSpec(SentModel):
     families: list[str] | None = Field(default=None)
     compute: ComputeResources | None = Field(default=None)
     databases: DatabaseAccess | None = Field(default=None)
+    egress: Egress | None = Field(default=None)
 
 
 class GroupSpec(SentModel):
@@ -154,6 +162,7 @@ class GroupSpec(SentModel):
     population_config: str | None = Field(default=None)
     sandboxes: list[SandboxSpec] | None = Field(default=None)
     overcommit: float | None = Field(default=None)
+    egress: Egress | None = Field(default=None)
 
 
 class Command(SentModel):
@@ -212,6 +221,7 @@ class SandboxStatus(ReadModel):
     tools: NilList[str]
     resources: ResolvedResources
     databases: DatabaseAccess | None = Field(default=None)
+    egress: Egress | None = Field(default=None)
     image_reused: bool
     disk_device: str | None = Field(default=None)
     oom_kills: int | None = Field(default=None)

@@ -150,6 +150,7 @@ class SandboxGroup:
         id: str | None = None,
         sandboxes: Sequence[config.InitialSandbox | dict[str, Any]] | None = None,
         overcommit: float | None = None,
+        egress: config.EgressLike = None,
         url: str = "",
         credentials: str = "",
         nc: Client | None = None,
@@ -167,6 +168,7 @@ class SandboxGroup:
             id=id,
             sandboxes=sandboxes,
             overcommit=overcommit,
+            egress=egress,
             url=url,
             credentials=credentials,
             nc=nc,
@@ -222,9 +224,10 @@ class SandboxGroup:
         compute_resources: config.ComputeLike = None,
         attached_databases: config.AccessLike = None,
         timeout: float | None = None,
+        egress: config.EgressLike = None,
     ) -> Sandbox:
         """Creates a sandbox in the group (not started: call its start())."""
-        sb = _loop.run(self._inner.create_sandbox(id, tools, compute_resources, attached_databases, timeout))
+        sb = _loop.run(self._inner.create_sandbox(id, tools, compute_resources, attached_databases, timeout, egress))
         return self._wrap(sb)  # type: ignore[return-value]
 
     def sandbox(self, id: str) -> Sandbox | None:

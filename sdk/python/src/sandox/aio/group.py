@@ -43,6 +43,7 @@ class SandboxGroup:
         id: str | None = None,
         sandboxes: Sequence[config.InitialSandbox | dict[str, Any]] | None = None,
         overcommit: float | None = None,
+        egress: config.EgressLike = None,
         url: str = "",
         credentials: str = "",
         nc: Client | None = None,
@@ -71,6 +72,7 @@ class SandboxGroup:
             initial_database_population_config or intial_database_population_config,
             sandboxes,
             overcommit,
+            egress,
         )
         self._conn: Conn | None = None
         self._dialing = asyncio.Lock()
@@ -122,13 +124,15 @@ class SandboxGroup:
         compute_resources: config.ComputeLike = None,
         attached_databases: config.AccessLike = None,
         timeout: float | None = None,
+        egress: config.EgressLike = None,
     ) -> Sandbox:
         """Creates a sandbox in the group: its image is built with the
         group's and its own tools (or reused when the same tool set was
         built before) and its container is created. It does not start it.
         compute_resources replace the group's defaults field by field;
-        attached_databases replace the group's default database access."""
-        spec = config.sandbox_spec(id, tools, compute_resources, attached_databases)
+        attached_databases replace the group's default database access, and
+        egress the group's egress policy (docs/security.md)."""
+        spec = config.sandbox_spec(id, tools, compute_resources, attached_databases, egress)
         c = await self._link()
         res = await c.command(
             new_command(kind="create_sandbox", group_id=self.id, sandbox_id=id, sandbox=spec), timeout
