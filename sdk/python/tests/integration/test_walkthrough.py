@@ -192,3 +192,21 @@ async def test_asyncio_client(tool_files: dict[str, str]) -> None:
             assert obs[0].error is None
         finally:
             await group.end_sandbox_group()
+
+
+def test_tool_formats_match_go() -> None:
+    """sandbox.tools(format=...) is what the Go SDK's ToolsAs writes for the
+    same sandbox (integration/python_test.go wrote it to SANDOX_IT_FORMATS)."""
+    import json
+
+    from sandox.toolformats import FORMATS
+
+    want_dir = Path(os.environ["SANDOX_IT_FORMATS"])
+    group = SandboxGroup(id="py-formats-attach")
+    sandbox = group.attach(os.environ["SANDOX_IT_FORMATS_SANDBOX"])
+    for fmt in FORMATS:
+        want = json.loads((want_dir / f"{fmt}.json").read_text())
+        got = sandbox.tools(format=fmt)
+        assert got == want, fmt
+        assert any("shout" in json.dumps(t) for t in got), fmt
+    group.close()
