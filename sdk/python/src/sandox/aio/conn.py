@@ -7,7 +7,6 @@ sdk/conn.go and sdk/requests.go do.
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -23,7 +22,6 @@ from ..credentials import default_credentials, default_url
 from ..errors import (
     BadRequestError,
     InternalError,
-    SandoxError,
     TimeoutError,
     UnavailableError,
     from_wire,
@@ -197,14 +195,7 @@ async def _unsubscribe(sub) -> None:
         pass  # the connection is closed: nothing to release
 
 
-def decode_json(data: bytes, what: str):
-    try:
-        return json.loads(data)
-    except ValueError as e:
-        raise InternalError(f"decode {what}: {e}") from e
-
-
-__all__ = ["Conn", "Options", "SandoxError"]
+__all__ = ["Conn", "Options", "new_command"]
 
 
 def new_command(kind: str, group_id: str, **fields) -> Command:
