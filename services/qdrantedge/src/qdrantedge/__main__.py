@@ -1,0 +1,7 @@
+"""python -m qdrantedge: run the service."""
+
+import sys
+
+from .server import main
+
+sys.exit(main())
