@@ -150,6 +150,8 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual(dict(got.payload).keys(), {"kind"})
         self.pts.CreateFieldIndex(ppb.CreateFieldIndexCollection(collection_name="docs", field_name="kind",
                                                                  field_type=ppb.FieldTypeKeyword))
+        info = self.cols.Get(cpb.GetCollectionInfoRequest(collection_name="docs")).result
+        self.assertEqual(info.payload_schema["kind"].data_type, cpb.PayloadSchemaType.Keyword)
         hits = self.pts.Facet(ppb.FacetCounts(collection_name="docs", key="kind", exact=True)).hits
         self.assertEqual({h.value.string_value: h.count for h in hits}, {"odd": 3, "even": 1})
         q = ppb.QueryPointGroups(collection_name="docs", group_by="kind", limit=2, group_size=2, using="dense")

@@ -83,7 +83,7 @@ class Collections(cgrpc.CollectionsServicer):
         )
         for key, idx in info.payload_schema.items():
             out.payload_schema[key].CopyFrom(cpb.PayloadSchemaInfo(
-                data_type=SCHEMA_TYPES.get(idx.data_type.name, cpb.PayloadSchemaType.UnknownType),
+                data_type=SCHEMA_TYPES.get(str(idx.data_type).rsplit(".", 1)[-1], cpb.PayloadSchemaType.UnknownType),
                 points=idx.points,
             ))
         return cpb.GetCollectionInfoResponse(result=out)
