@@ -9,7 +9,7 @@ from qdrant_client.grpc import (
     qdrant_pb2_grpc as qgrpc,
 )
 
-from .convert import SCHEMA_TYPES
+from .config import SCHEMA_TYPES
 from .errors import complete, rpc
 from .store import Store
 

@@ -11,7 +11,6 @@ from . import updates
 from .convert import (
     Invalid,
     Unsupported,
-    filter_in,
     payload_out,
     point_id,
     point_id_out,
@@ -20,6 +19,7 @@ from .convert import (
     with_vectors,
 )
 from .errors import complete, rpc
+from .filters import filter_in
 from .groups import group_hits
 from .query import order_by, query_parts, search_params
 from .store import Collection, Store

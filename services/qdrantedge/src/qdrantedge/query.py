@@ -12,7 +12,8 @@ from typing import Any, Callable, Optional
 import qdrant_edge as e
 from qdrant_client.grpc import points_pb2 as ppb
 
-from .convert import Invalid, Unsupported, bm25, filter_in, opt, point_id, sparse
+from .convert import Invalid, Unsupported, bm25, opt, point_id, sparse
+from .filters import filter_in
 
 # Qdrant's default k for Reciprocal Rank Fusion (Fusion.RRF).
 RRF_K = 2

@@ -26,7 +26,8 @@ from typing import Callable, Optional
 import qdrant_edge as e
 from qdrant_client.grpc import collections_pb2 as cpb
 
-from .convert import Invalid, edge_config
+from .config import edge_config
+from .convert import Invalid
 
 NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,255}$")
 

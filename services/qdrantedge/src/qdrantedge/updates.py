@@ -15,12 +15,12 @@ from .convert import (
     Invalid,
     Unsupported,
     edge_vector,
-    filter_in,
-    index_schema,
     point_id,
     struct_in,
     vectors_in,
 )
+from .config import index_schema
+from .filters import filter_in
 
 UPDATE_MODES = {
     ppb.Upsert: e.UpdateMode.Upsert,
