@@ -32,6 +32,18 @@ func (c Creds) Option() nats.Option {
 // permissions (sandboxID only for RoleSandbox). The user is signed by the
 // SANDOX account; its JWT does not expire.
 func (a *Authority) Mint(name string, role Role, sandboxID string) (Creds, error) {
+	return a.mint(name, role, sandboxID, false)
+}
+
+// MintSandbox issues an identity for the sandbox id. With socketOnly the
+// server accepts it only on in-process connections, which is what its
+// Unix socket makes (natsd.Config.Socket): stolen and used over TCP, it is
+// refused at connect.
+func (a *Authority) MintSandbox(id string, socketOnly bool) (Creds, error) {
+	return a.mint("sandbox "+id, RoleSandbox, id, socketOnly)
+}
+
+func (a *Authority) mint(name string, role Role, sandboxID string, socketOnly bool) (Creds, error) {
 	perms, err := Permissions(role, sandboxID)
 	if err != nil {
 		return Creds{}, err
@@ -52,6 +64,9 @@ func (a *Authority) Mint(name string, role Role, sandboxID string) (Creds, error
 	uc.Name = name
 	uc.Permissions = perms
 	uc.Tags.Add("role:" + string(role))
+	if socketOnly {
+		uc.AllowedConnectionTypes.Add(jwt.ConnectionTypeInProcess)
+	}
 	tok, err := uc.Encode(a.account)
 	if err != nil {
 		return Creds{}, fmt.Errorf("user claims: %w", err)

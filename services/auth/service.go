@@ -138,6 +138,9 @@ func (s *Service) selfCreds() (Creds, error) {
 // request and reply are the service's wire messages.
 type request struct {
 	SandboxID string `json:"sandbox_id"`
+	// SocketOnly (mint only) makes the identity valid on the server's Unix
+	// socket alone.
+	SocketOnly bool `json:"socket_only,omitempty"`
 }
 
 type reply struct {
@@ -154,7 +157,7 @@ func (s *Service) serveMint(m *nats.Msg) {
 		s.respond(m, reply{Error: "bad request: " + err.Error()})
 		return
 	}
-	creds, err := s.MintSandbox(req.SandboxID)
+	creds, err := s.MintSandbox(req.SandboxID, req.SocketOnly)
 	if err != nil {
 		s.respond(m, reply{Error: err.Error()})
 		return
@@ -188,10 +191,11 @@ func (s *Service) respond(m *nats.Msg, r reply) {
 	}
 }
 
-// MintSandbox issues a new identity for the sandbox id and remembers it, so
-// that RevokeSandbox can revoke it.
-func (s *Service) MintSandbox(id string) (Creds, error) {
-	creds, err := s.auth.Mint("sandbox "+id, RoleSandbox, id)
+// MintSandbox issues a new identity for the sandbox id (see
+// Authority.MintSandbox) and remembers it, so that RevokeSandbox can revoke
+// it.
+func (s *Service) MintSandbox(id string, socketOnly bool) (Creds, error) {
+	creds, err := s.auth.MintSandbox(id, socketOnly)
 	if err != nil {
 		return Creds{}, err
 	}

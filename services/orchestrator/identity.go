@@ -30,7 +30,9 @@ func (w *Worker) mintIdentity(ctx context.Context, sandboxID string) error {
 	if w.cfg.CredsDir == "" {
 		return nil
 	}
-	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID)
+	// A sandbox reaching NATS through the socket gets an identity that
+	// works there alone: copied out and used over TCP it is refused.
+	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID, w.cfg.NATSSocket != "")
 	if err != nil {
 		return err
 	}

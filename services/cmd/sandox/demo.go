@@ -100,7 +100,6 @@ func demo(ctx context.Context, args []string) error {
 	printObservations(obs)
 
 	step("bad input gets a clear answer; the sandbox keeps working")
-	// The list form, since it calls read_file twice.
 	obs, err = sandbox.SendActionsJSON(ctx, []byte(`[
 		{"tool": "nope_tools.fly", "args": {}},
 		{"tool": "filesystem_tools.read_file", "args": {"path": 42}},
