@@ -64,7 +64,6 @@ func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 	ctx, cancel := context.WithCancel(context.Background())
 	reg, closeTools, err := executor.Tools(ctx, tools.Env{
 		Executor: schemas.ExecutorEnv{SandboxID: id, ToolsDir: toolsDir, Workspace: workspace},
-		Dir:      tools.NewWorkDir(workspace),
 		Log:      log,
 	})
 	if err != nil {
