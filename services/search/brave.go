@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,12 +45,12 @@ func (b *Brave) Search(ctx context.Context, query string, count int) ([]schemas.
 		return nil, fmt.Errorf("brave: no API key: set %s or %s: %w", EnvBraveKey, EnvBraveKey+"_FILE", ErrNotConfigured)
 	}
 	q := url.Values{"q": {query}, "count": {strconv.Itoa(min(count, 20))}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, or(b.Endpoint, BraveEndpoint)+"?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cmp.Or(b.Endpoint, BraveEndpoint)+"?"+q.Encode(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("brave: %w", err)
 	}
 	req.Header.Set("X-Subscription-Token", b.APIKey)
-	body, err := getJSON(clientOr(b.Client), req, "brave")
+	body, err := getJSON(cmp.Or(b.Client, http.DefaultClient), req, "brave")
 	if err != nil {
 		return nil, err
 	}

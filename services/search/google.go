@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,11 +52,11 @@ func (g *Google) Search(ctx context.Context, query string, count int) ([]schemas
 	for start := 1; len(out) < count && start <= 91; start += 10 {
 		q := url.Values{"key": {g.APIKey}, "cx": {g.EngineID}, "q": {query},
 			"num": {strconv.Itoa(min(count-len(out), 10))}, "start": {strconv.Itoa(start)}}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, or(g.Endpoint, GoogleEndpoint)+"?"+q.Encode(), nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cmp.Or(g.Endpoint, GoogleEndpoint)+"?"+q.Encode(), nil)
 		if err != nil {
 			return nil, fmt.Errorf("google: %w", err)
 		}
-		body, err := getJSON(clientOr(g.Client), req, "google")
+		body, err := getJSON(cmp.Or(g.Client, http.DefaultClient), req, "google")
 		if err != nil {
 			return nil, err
 		}

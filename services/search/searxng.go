@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -43,7 +44,7 @@ func (s *SearXNG) Search(ctx context.Context, query string, count int) ([]schema
 	if err != nil {
 		return nil, fmt.Errorf("searxng: %w", err)
 	}
-	body, err := getJSON(clientOr(s.Client), req, "searxng")
+	body, err := getJSON(cmp.Or(s.Client, http.DefaultClient), req, "searxng")
 	if err != nil {
 		return nil, err
 	}
