@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -62,7 +61,7 @@ func up(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctlFiles, err := controlCreds(ids.authority)
+	ctlFiles, err := serviceCreds(ids.authority, "orchestrator", auth.RoleControl, orchCredsFile)
 	if err != nil {
 		return err
 	}
@@ -174,20 +173,6 @@ const (
 	searchCredsDir  = "/etc/sandox-search"
 	searchCredsFile = searchCredsDir + "/nats.creds"
 )
-
-// serviceCreds are a control-plane service's credentials with role, as the
-// file its container gets.
-func serviceCreds(a *auth.Authority, name string, role auth.Role, file string) (map[string][]byte, error) {
-	c, err := a.Mint(name, role, "")
-	if err != nil {
-		return nil, err
-	}
-	data, err := c.File()
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{filepath.Base(file): data}, nil
-}
 
 // searchEnv passes the search service's settings (SANDOX_SEARCH_*: the
 // providers' keys and endpoints) from the operator's environment to its
