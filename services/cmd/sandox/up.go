@@ -70,9 +70,7 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 
-	cfg := build.DefaultConfig(*root)
-	cfg.Progress = os.Stdout
-	if err := build.NewBuilder(d, cfg).All(ctx); err != nil {
+	if err := buildImages(ctx, d, *root); err != nil {
 		return err
 	}
 	if _, err := d.EnsureNetwork(ctx, networkName, map[string]string{controlPlaneRole: "network"}); err != nil {
