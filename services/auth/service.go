@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nkeys"
 )
 
 // Service runs inside the NATS server's process. It configures the server
@@ -118,21 +117,10 @@ func (s *Service) Start(srv *server.Server) error {
 // selfCreds are the service's own identity: it hears its two subjects and
 // answers.
 func (s *Service) selfCreds() (Creds, error) {
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		return Creds{}, err
-	}
-	pub, _ := kp.PublicKey()
-	seed, _ := kp.Seed()
-	uc := jwt.NewUserClaims(pub)
-	uc.Name = "sandox-auth"
-	uc.Sub.Allow.Add(MintSubject, RevokeSubject)
-	uc.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
-	tok, err := uc.Encode(s.auth.account)
-	if err != nil {
-		return Creds{}, err
-	}
-	return Creds{User: pub, JWT: tok, Seed: seed}, nil
+	return s.auth.signUser("sandox-auth", func(uc *jwt.UserClaims) {
+		uc.Sub.Allow.Add(MintSubject, RevokeSubject)
+		uc.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
+	})
 }
 
 // request and reply are the service's wire messages.
