@@ -43,7 +43,6 @@ type serviceState struct {
 // statePath (read now when it exists).
 func NewService(a *Authority, statePath string, log *slog.Logger) (*Service, error) {
 	s := &Service{auth: a, path: statePath, log: log, resolver: &server.MemAccResolver{}}
-	s.state = serviceState{Revoked: map[string]int64{}, Sandboxes: map[string][]string{}}
 	data, err := os.ReadFile(statePath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -54,6 +53,7 @@ func NewService(a *Authority, statePath string, log *slog.Logger) (*Service, err
 			return nil, fmt.Errorf("auth state %s: %w", statePath, err)
 		}
 	}
+	// A new state, or a file without (or with null) maps.
 	if s.state.Revoked == nil {
 		s.state.Revoked = map[string]int64{}
 	}
