@@ -102,9 +102,7 @@ func Start(cfg Config) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsd: %w", err)
 	}
-	if cfg.Debug {
-		s.ConfigureLogger()
-	}
+	refusals := installRefusals(s, cfg)
 	go s.Start()
 	if !s.ReadyForConnections(10 * time.Second) {
 		s.Shutdown()
@@ -121,6 +119,14 @@ func Start(cfg Config) (*server.Server, error) {
 			s.Shutdown()
 			return nil, fmt.Errorf("natsd: %w", err)
 		}
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := refusals.record(s, cfg, log); err != nil {
+		s.Shutdown()
+		return nil, fmt.Errorf("natsd: %w", err)
 	}
 	return s, nil
 }

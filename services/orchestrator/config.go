@@ -53,6 +53,8 @@ type Config struct {
 	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
 	// memory), where POSIX shared memory and semaphores live.
 	ShmSize string
+	// Events bounds what the audit log SANDOX_EVENTS keeps.
+	Events Retention
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -74,5 +76,6 @@ func DefaultConfig() Config {
 		EgressNetwork:    "sandox-egress",
 		TmpSize:          "256m",
 		ShmSize:          "64m",
+		Events:           DefaultRetention(),
 	}
 }

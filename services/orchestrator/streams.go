@@ -10,10 +10,30 @@ import (
 	"github.com/sandox/sandox/schemas"
 )
 
-// Setup creates, or updates to the current configuration, the streams and
-// key-value buckets sandox uses. It is idempotent; every worker calls it at
-// start.
+// Retention bounds what SANDOX_EVENTS, the audit log, keeps: messages
+// older than MaxAge or beyond MaxBytes (the oldest first) are dropped.
+// Zero means no limit of that kind.
+type Retention struct {
+	MaxAge   time.Duration
+	MaxBytes int64
+}
+
+// DefaultRetention keeps a week of events, at most 1 GiB.
+func DefaultRetention() Retention { return Retention{MaxAge: 7 * 24 * time.Hour, MaxBytes: 1 << 30} }
+
+// Setup is SetupWith the DefaultRetention.
 func Setup(ctx context.Context, js jetstream.JetStream) error {
+	return SetupWith(ctx, js, DefaultRetention())
+}
+
+// SetupWith creates, or updates to the current configuration, the streams
+// and key-value buckets sandox uses, with events kept as ret says. It is
+// idempotent; every worker calls it at start.
+func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention) error {
+	maxBytes := ret.MaxBytes
+	if maxBytes == 0 {
+		maxBytes = -1
+	}
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        schemas.CommandStream,
 		Description: "sandox lifecycle commands, consumed once by one orchestrator worker",
@@ -27,12 +47,12 @@ func Setup(ctx context.Context, js jetstream.JetStream) error {
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        schemas.EventStream,
-		Description: "sandox audit log: command results, sandbox events, action batches and observations",
+		Description: "sandox audit log: commands and their results, sandbox events, action batches, observations and refusals",
 		Subjects:    schemas.EventSubjects(),
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
-		MaxAge:      7 * 24 * time.Hour,
-		MaxBytes:    1 << 30,
+		MaxAge:      ret.MaxAge,
+		MaxBytes:    maxBytes,
 		// Nothing published here waits for the stream's ack: results,
 		// events and records are plain publishes, observations are
 		// replies.

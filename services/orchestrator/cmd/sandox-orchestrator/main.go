@@ -46,6 +46,8 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.DisksDir, "disks", envOr("SANDOX_DISKS_DIR", cfg.DisksDir), "directory of sandbox disk images; \"\" turns disk limits off (env SANDOX_DISKS_DIR)")
 	fs.StringVar(&cfg.CredsDir, "creds-dir", envOr("SANDOX_CREDS_DIR", cfg.CredsDir), "directory of the sandboxes' NATS credentials, the same path on the Docker host (env SANDOX_CREDS_DIR)")
 	fs.DurationVar(&cfg.ReadyTimeout, "ready-timeout", cfg.ReadyTimeout, "how long a sandbox may take to start")
+	fs.DurationVar(&cfg.Events.MaxAge, "events-max-age", cfg.Events.MaxAge, "how long the audit log SANDOX_EVENTS keeps events; 0 keeps them for ever")
+	fs.Int64Var(&cfg.Events.MaxBytes, "events-max-bytes", cfg.Events.MaxBytes, "how many bytes of events SANDOX_EVENTS keeps (oldest dropped first); 0 is no limit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
