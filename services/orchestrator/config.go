@@ -55,6 +55,9 @@ type Config struct {
 	ShmSize string
 	// Events bounds what the audit log SANDOX_EVENTS keeps.
 	Events Retention
+	// LifetimeInterval is how often the worker looks for sandboxes and
+	// groups whose TTL or idle timeout is over.
+	LifetimeInterval time.Duration
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -77,5 +80,6 @@ func DefaultConfig() Config {
 		TmpSize:          "256m",
 		ShmSize:          "64m",
 		Events:           DefaultRetention(),
+		LifetimeInterval: 5 * time.Second,
 	}
 }

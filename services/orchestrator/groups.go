@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -18,7 +19,10 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 	if err := w.checkGroupSpec(spec); err != nil {
 		return schemas.CommandResult{}, err
 	}
-	g := schemas.GroupStatus{ID: spec.ID, State: schemas.GroupCreated, Spec: spec, Sandboxes: []string{}}
+	g := schemas.GroupStatus{ID: spec.ID, State: schemas.GroupCreated, Spec: spec, Sandboxes: []string{}, CreatedAt: time.Now().UTC()}
+	if spec.TTLSeconds > 0 {
+		g.ExpiresAt = g.CreatedAt.Add(seconds(spec.TTLSeconds))
+	}
 	if err := w.store.createGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -69,6 +70,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		Databases: dbs,
 		Egress:    &egressPolicy,
 	}
+	setLifetime(&st, spec, time.Now().UTC())
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
@@ -177,7 +179,7 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 		w.publishEvent(schemas.Event{Kind: schemas.EventStartFailed, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Reason: st.Reason, Message: st.Reason, Sandbox: &st})
 		return st, err
 	}
-	st.State, st.Reason = schemas.StateRunning, ""
+	st.State, st.Reason, st.StartedAt = schemas.StateRunning, "", time.Now().UTC()
 	if ready.Modules != nil {
 		st.Tools = ready.Modules
 	}

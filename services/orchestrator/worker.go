@@ -100,6 +100,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		bg.Wait()
 	}()
 	bg.Go(func() { w.watch(stopped) })
+	bg.Go(func() { w.sweepLifetimes(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		iter.Drain()
