@@ -47,6 +47,8 @@ type Entry struct {
 	Data    json.RawMessage `json:"data"`
 	// Reply is the reply subject a batch was sent with.
 	Reply string `json:"reply,omitempty"`
+	// Tools names the tools of a batch, in order.
+	Tools []string `json:"tools,omitempty"`
 }
 
 // index remembers, across the log, what later entries do not say
@@ -108,7 +110,7 @@ func (ix *index) parse(seq uint64, at time.Time, subject string, hdr map[string]
 		e.Kind, e.SandboxID = KindBatch, tok[3]
 		e.BatchID, e.Reply = header(schemas.HeaderBatchID), header(schemas.HeaderReply)
 		if actions, err := schemas.ParseActions(data); err == nil {
-			e.What = toolList(actions)
+			e.Tools = toolList(actions)
 		} else {
 			e.Error = string(schemas.CodeBadRequest)
 		}
@@ -137,10 +139,10 @@ func (ix *index) parse(seq uint64, at time.Time, subject string, hdr map[string]
 }
 
 // toolList names the tools of a batch, in order.
-func toolList(actions schemas.Actions) string {
+func toolList(actions schemas.Actions) []string {
 	names := make([]string, len(actions))
 	for i, a := range actions {
 		names[i] = a.Tool
 	}
-	return strings.Join(names, ",")
+	return names
 }

@@ -82,7 +82,7 @@ func describe(e Entry) string {
 		field("reason", ev.Reason)
 	case KindBatch:
 		field("batch", e.BatchID)
-		field("tools", e.What)
+		field("tools", strings.Join(e.Tools, ","))
 		if strings.HasPrefix(e.Reply, "_INBOX.") {
 			b.WriteString("reply=_INBOX ")
 		}
