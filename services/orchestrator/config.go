@@ -9,6 +9,10 @@ import (
 type Config struct {
 	// Worker names this worker in results and logs.
 	Worker string
+	// System names the sandox system the worker belongs to; its
+	// containers and volumes carry it in LabelSystem, so that `sandox
+	// down` or a test's teardown removes only its own. "" sets no label.
+	System string
 	// SandboxImage is the default sandbox image every sandbox builds on.
 	SandboxImage string
 	// Network is the Docker network sandbox containers join; NATS must be

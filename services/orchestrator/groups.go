@@ -140,7 +140,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	}
 	// Belt and braces: containers of the group the state does not know of
 	// (a worker that died half way through a create).
-	left, err := w.rt.List(ctx, LabelGroup+"="+g.ID)
+	left, err := w.rt.List(ctx, w.ownLabels(LabelGroup+"="+g.ID)...)
 	if err != nil {
 		errs = append(errs, err)
 	}

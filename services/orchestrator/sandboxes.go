@@ -147,7 +147,20 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 }
 
 func (w *Worker) labels(st *schemas.SandboxStatus) map[string]string {
-	return map[string]string{LabelManaged: "true", LabelGroup: st.GroupID, LabelSandbox: st.ID}
+	l := map[string]string{LabelManaged: "true", LabelGroup: st.GroupID, LabelSandbox: st.ID}
+	if w.cfg.System != "" {
+		l[LabelSystem] = w.cfg.System
+	}
+	return l
+}
+
+// ownLabels adds, to label filters, the worker's system, so that a listing
+// finds only this system's containers.
+func (w *Worker) ownLabels(filters ...string) []string {
+	if w.cfg.System != "" {
+		filters = append(filters, LabelSystem+"="+w.cfg.System)
+	}
+	return filters
 }
 
 func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {

@@ -35,6 +35,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	natsURL := fs.String("nats", envOr("SANDOX_NATS_URL", nats.DefaultURL), "NATS URL of this worker (env SANDOX_NATS_URL)")
 	creds := fs.String("creds", os.Getenv("SANDOX_NATS_CREDS"), "NATS credentials file (env SANDOX_NATS_CREDS)")
 	fs.StringVar(&cfg.Worker, "name", envOr("SANDOX_WORKER", cfg.Worker), "worker name")
+	fs.StringVar(&cfg.System, "system", os.Getenv("SANDOX_SYSTEM"), "name of this sandox system, set as the label dev.sandox.system on its sandboxes (env SANDOX_SYSTEM)")
 	fs.StringVar(&cfg.SandboxImage, "sandbox-image", cfg.SandboxImage, "default sandbox image")
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "Docker network of sandbox containers")
 	fs.StringVar(&cfg.SandboxNATSURL, "sandbox-nats", envOr("SANDOX_SANDBOX_NATS_URL", cfg.SandboxNATSURL), "NATS URL as sandboxes see it (env SANDOX_SANDBOX_NATS_URL)")
