@@ -73,8 +73,12 @@ func TestLifetimes(t *testing.T) {
 // TestLifetimeClaimedOnce runs two workers that both sweep: the sandbox
 // is expired and ended once.
 func TestLifetimeClaimedOnce(t *testing.T) {
-	h := newHarness(t, fastSweep)
+	// Both workers set the streams up before either consumes: nats-server
+	// v2.15.2 races (under -race) between a stream update and a consumer
+	// create on that stream.
+	h := newIdleHarness(t, fastSweep)
 	second := h.newWorker()
+	h.start()
 	t.Cleanup(runWorker(t, second))
 	events := h.events("sb")
 	h.createGroup("g", schemas.GroupSpec{})
