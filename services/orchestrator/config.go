@@ -62,6 +62,8 @@ type Config struct {
 	// LifetimeInterval is how often the worker looks for sandboxes and
 	// groups whose TTL or idle timeout is over.
 	LifetimeInterval time.Duration
+	// ImageGC says when unused sandbox-tools images are removed.
+	ImageGC ImageGC
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -85,5 +87,6 @@ func DefaultConfig() Config {
 		ShmSize:          "64m",
 		Events:           DefaultRetention(),
 		LifetimeInterval: 5 * time.Second,
+		ImageGC:          DefaultImageGC(),
 	}
 }

@@ -101,6 +101,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}()
 	bg.Go(func() { w.watch(stopped) })
 	bg.Go(func() { w.sweepLifetimes(stopped) })
+	bg.Go(func() { w.collectImagesEvery(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		iter.Drain()

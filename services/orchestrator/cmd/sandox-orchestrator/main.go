@@ -49,6 +49,9 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.DurationVar(&cfg.ReadyTimeout, "ready-timeout", cfg.ReadyTimeout, "how long a sandbox may take to start")
 	fs.DurationVar(&cfg.Events.MaxAge, "events-max-age", cfg.Events.MaxAge, "how long the audit log SANDOX_EVENTS keeps events; 0 keeps them for ever")
 	fs.Int64Var(&cfg.Events.MaxBytes, "events-max-bytes", cfg.Events.MaxBytes, "how many bytes of events SANDOX_EVENTS keeps (oldest dropped first); 0 is no limit")
+	fs.DurationVar(&cfg.ImageGC.Interval, "image-gc-interval", cfg.ImageGC.Interval, "how often unused sandbox-tools images are garbage-collected; 0 turns it off")
+	fs.DurationVar(&cfg.ImageGC.MaxAge, "image-gc-max-age", cfg.ImageGC.MaxAge, "unused sandbox-tools images built longer ago than this are removed")
+	fs.IntVar(&cfg.ImageGC.Keep, "image-gc-keep", cfg.ImageGC.Keep, "how many of the newest sandbox-tools images are kept unless too old")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
