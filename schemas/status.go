@@ -57,6 +57,10 @@ type SandboxStatus struct {
 	OOMKills  int64     `json:"oom_kills,omitempty"`
 	Restarts  int       `json:"restarts,omitempty"`
 	LastOOMAt time.Time `json:"last_oom_at,omitzero"`
+	// LastExitAt is the engine's time of the last unrequested stop of its
+	// container that a worker claimed (compare-and-set), so that one
+	// worker handles each.
+	LastExitAt time.Time `json:"last_exit_at,omitzero"`
 	// CreatedAt and StartedAt (its last start) are the orchestrator's clock.
 	CreatedAt time.Time `json:"created_at,omitzero"`
 	StartedAt time.Time `json:"started_at,omitzero"`

@@ -124,6 +124,7 @@ func (w *Worker) lastBatch(ctx context.Context, id string) (time.Time, bool) {
 func (w *Worker) expireSandbox(ctx context.Context, id, why string) error {
 	claimed := false
 	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+		claimed = false // a retry after another worker's write starts afresh
 		if st.Expired != "" {
 			return errUnchanged
 		}
@@ -142,6 +143,7 @@ func (w *Worker) expireSandbox(ctx context.Context, id, why string) error {
 func (w *Worker) expireGroup(ctx context.Context, id string) error {
 	claimed := false
 	g, err := w.store.updateGroup(ctx, id, func(g *schemas.GroupStatus) error {
+		claimed = false // a retry after another worker's write starts afresh
 		if g.Expired != "" {
 			return errUnchanged
 		}
