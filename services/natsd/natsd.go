@@ -45,6 +45,9 @@ type Config struct {
 	TLS TLSConfig
 	// Log receives the auth service's messages; nil discards them.
 	Log *slog.Logger
+	// Cluster, when its Port is set, makes the server a cluster node.
+	// ServerName must then be unique in the cluster.
+	Cluster Cluster
 }
 
 // DefaultConfig returns the configuration of a local development server.
@@ -73,6 +76,9 @@ func Start(cfg Config) (*server.Server, error) {
 		MaxPayload: cfg.MaxPayload,
 		NoSigs:     true,
 		NoLog:      !cfg.Debug,
+	}
+	if err := cfg.Cluster.apply(opts); err != nil {
+		return nil, fmt.Errorf("natsd: %w", err)
 	}
 	if err := cfg.TLS.apply(opts); err != nil {
 		return nil, fmt.Errorf("natsd: %w", err)

@@ -59,6 +59,9 @@ type Config struct {
 	ShmSize string
 	// Events bounds what the audit log SANDOX_EVENTS keeps.
 	Events Retention
+	// Replicas is how many copies of each stream and bucket the cluster
+	// keeps; 0 chooses (see Replicas).
+	Replicas int
 	// LifetimeInterval is how often the worker looks for sandboxes and
 	// groups whose TTL or idle timeout is over.
 	LifetimeInterval time.Duration

@@ -45,7 +45,7 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupWith(ctx, js, cfg.Events); err != nil {
+	if err := SetupWith(ctx, js, cfg.Events, Replicas(nc, cfg.Replicas)); err != nil {
 		return nil, err
 	}
 	st, err := openStore(ctx, js)
