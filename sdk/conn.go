@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,6 +23,9 @@ type conn struct {
 	owned bool
 	// who signs the commands, when the client connected with a .creds file.
 	who *caller
+
+	muxMu sync.Mutex
+	muxes map[string]*replyMux // by sandbox id (demux.go)
 }
 
 func dial(o options) (*conn, error) {
@@ -57,6 +61,7 @@ func dial(o options) (*conn, error) {
 }
 
 func (c *conn) close() {
+	c.closeMuxes()
 	if c.owned {
 		c.nc.Close()
 	}

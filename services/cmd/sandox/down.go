@@ -51,6 +51,8 @@ func down(ctx context.Context, args []string) error {
 		errs = append(errs, (&disks.Pool{Dir: disksDir}).DetachAll())
 	}
 	errs = append(errs, d.RemoveNetwork(ctx, networkName), d.RemoveNetwork(ctx, egressNetwork))
+	// The NATS socket's volume holds nothing but the socket.
+	errs = append(errs, d.RemoveVolume(ctx, natsSocketVolume))
 	if *purge {
 		errs = append(errs, d.RemoveVolume(ctx, natsVolume))
 	}
