@@ -20,9 +20,12 @@ import (
 
 // The control plane's Docker names.
 const (
-	networkName      = "sandox"
-	natsContainer    = "sandox-nats"
-	orchContainer    = "sandox-orchestrator"
+	networkName   = "sandox"
+	natsContainer = "sandox-nats"
+	orchContainer = "sandox-orchestrator"
+	// upSystem is the system name of what `sandox up` runs (the label
+	// dev.sandox.system on its sandboxes): `sandox down` removes those only.
+	upSystem         = "local"
 	searchContainer  = "sandox-search"
 	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
@@ -117,6 +120,7 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_NATS_URL=" + internalNATSURL,
 			"SANDOX_NATS_SOCKET=" + natsSocketVolume,
 			"SANDOX_WORKER=orchestrator-1",
+			"SANDOX_SYSTEM=" + upSystem,
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.
 		// It attaches the loop devices of disk limits: CAP_SYS_ADMIN for the
