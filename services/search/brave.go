@@ -3,7 +3,6 @@ package search
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -50,13 +49,9 @@ func (b *Brave) Search(ctx context.Context, query string, count int) ([]schemas.
 		return nil, fmt.Errorf("brave: %w", err)
 	}
 	req.Header.Set("X-Subscription-Token", b.APIKey)
-	body, err := getJSON(cmp.Or(b.Client, http.DefaultClient), req, "brave")
-	if err != nil {
-		return nil, err
-	}
 	var r braveResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("brave: decode answer: %v: %w", err, ErrProvider)
+	if err := getJSON(b.Client, req, "brave", &r); err != nil {
+		return nil, err
 	}
 	out := make([]schemas.SearchResult, 0, len(r.Web.Results))
 	for _, res := range r.Web.Results {

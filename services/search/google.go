@@ -3,7 +3,6 @@ package search
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -56,13 +55,9 @@ func (g *Google) Search(ctx context.Context, query string, count int) ([]schemas
 		if err != nil {
 			return nil, fmt.Errorf("google: %w", err)
 		}
-		body, err := getJSON(cmp.Or(g.Client, http.DefaultClient), req, "google")
-		if err != nil {
-			return nil, err
-		}
 		var r googleResponse
-		if err := json.Unmarshal(body, &r); err != nil {
-			return nil, fmt.Errorf("google: decode answer: %v: %w", err, ErrProvider)
+		if err := getJSON(g.Client, req, "google", &r); err != nil {
+			return nil, err
 		}
 		for _, it := range r.Items {
 			out = append(out, schemas.SearchResult{Title: it.Title, URL: it.Link, Snippet: it.Snippet})
