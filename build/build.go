@@ -52,6 +52,9 @@ type Config struct {
 	PullTimeout time.Duration
 }
 
+// defaultPullTimeout is Config.PullTimeout when none is set.
+const defaultPullTimeout = 5 * time.Minute
+
 // DefaultConfig returns the configuration for a source tree at root.
 func DefaultConfig(root string) Config {
 	cache, err := os.UserCacheDir()
@@ -62,7 +65,7 @@ func DefaultConfig(root string) Config {
 		RepoRoot:    root,
 		CacheDir:    filepath.Join(cache, "sandox"),
 		UVVersion:   "0.13.9",
-		PullTimeout: 5 * time.Minute,
+		PullTimeout: defaultPullTimeout,
 	}
 }
 
@@ -78,7 +81,7 @@ func NewBuilder(d *docker.Client, cfg Config) *Builder {
 		cfg.Progress = io.Discard
 	}
 	if cfg.PullTimeout <= 0 {
-		cfg.PullTimeout = 5 * time.Minute
+		cfg.PullTimeout = defaultPullTimeout
 	}
 	return &Builder{cfg: cfg, docker: d}
 }

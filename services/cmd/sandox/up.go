@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,9 +20,12 @@ import (
 
 // The control plane's Docker names.
 const (
-	networkName      = "sandox"
-	natsContainer    = "sandox-nats"
-	orchContainer    = "sandox-orchestrator"
+	networkName   = "sandox"
+	natsContainer = "sandox-nats"
+	orchContainer = "sandox-orchestrator"
+	// upSystem is the system name of what `sandox up` runs (the label
+	// dev.sandox.system on its sandboxes): `sandox down` removes those only.
+	upSystem         = "local"
 	searchContainer  = "sandox-search"
 	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
@@ -62,7 +64,7 @@ func up(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctlFiles, err := controlCreds(ids.authority)
+	ctlFiles, err := serviceCreds(ids.authority, "orchestrator", auth.RoleControl, orchCredsFile)
 	if err != nil {
 		return err
 	}
@@ -71,9 +73,7 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 
-	cfg := build.DefaultConfig(*root)
-	cfg.Progress = os.Stdout
-	if err := build.NewBuilder(d, cfg).All(ctx); err != nil {
+	if err := buildImages(ctx, d, *root); err != nil {
 		return err
 	}
 	if _, err := d.EnsureNetwork(ctx, networkName, map[string]string{controlPlaneRole: "network"}); err != nil {
@@ -120,6 +120,7 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_NATS_URL=" + internalNATSURL,
 			"SANDOX_NATS_SOCKET=" + natsSocketVolume,
 			"SANDOX_WORKER=orchestrator-1",
+			"SANDOX_SYSTEM=" + upSystem,
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.
 		// It attaches the loop devices of disk limits: CAP_SYS_ADMIN for the
@@ -174,20 +175,6 @@ const (
 	searchCredsDir  = "/etc/sandox-search"
 	searchCredsFile = searchCredsDir + "/nats.creds"
 )
-
-// serviceCreds are a control-plane service's credentials with role, as the
-// file its container gets.
-func serviceCreds(a *auth.Authority, name string, role auth.Role, file string) (map[string][]byte, error) {
-	c, err := a.Mint(name, role, "")
-	if err != nil {
-		return nil, err
-	}
-	data, err := c.File()
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{filepath.Base(file): data}, nil
-}
 
 // searchEnv passes the search service's settings (SANDOX_SEARCH_*: the
 // providers' keys and endpoints) from the operator's environment to its
