@@ -72,11 +72,15 @@ func samples() map[string]any {
 			Error:     Errorf(CodeNotFound, "sandbox %q does not exist", "sb-2"),
 			Worker:    "w1",
 		},
-		"sandbox_status": sandbox,
-		"group_status":   GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, UpdatedAt: now},
-		"sandbox_usage":  SandboxUsage{SandboxID: "sb-1", MemoryBytes: 1, ReadAt: now},
-		"tool":           ToolDescription{Name: "m.f", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`), Source: "python"},
-		"executor_ready": ExecutorReady{Modules: []string{"filesystem_tools", "my_tools"}},
+		"sandbox_status":   sandbox,
+		"group_status":     GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, UpdatedAt: now},
+		"sandbox_usage":    SandboxUsage{SandboxID: "sb-1", MemoryBytes: 1, ReadAt: now},
+		"tool":             ToolDescription{Name: "m.f", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`), Source: "python"},
+		"executor_ready":   ExecutorReady{Modules: []string{"filesystem_tools", "my_tools"}},
+		"database_request": DatabaseRequest{Op: GraphReadQuery, Args: []byte(`{"query":"MATCH (p:Person) RETURN p.name","params":{"x":1}}`)},
+		"database_reply": DatabaseReply{Result: []byte(`{"rows":[{"p.name":"Ada"}]}`),
+			Grants: DatabaseAccess{{Database: DatabaseNeo4j, Namespace: "pub", Read: true}},
+			Error:  Errorf(CodeAccessDenied, "access denied: sandbox sb-1 may not write namespace %q of neo4j", "pub")},
 	}
 }
 

@@ -75,7 +75,10 @@ type GroupStatus struct {
 	State     GroupState `json:"state"`
 	Spec      GroupSpec  `json:"spec"`
 	Sandboxes []string   `json:"sandboxes"`
-	UpdatedAt time.Time  `json:"updated_at"`
+	// Databases are where the group's databases listen, for the data
+	// service; empty when the spec names none.
+	Databases []DatabaseEndpoint `json:"databases,omitempty"`
+	UpdatedAt time.Time          `json:"updated_at"`
 }
 
 // SandboxUsage is a live reading of a sandbox's use against its limits.

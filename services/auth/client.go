@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // ErrAuthService means the auth service refused or did not answer.
@@ -18,10 +20,11 @@ type Client struct {
 	NC *nats.Conn
 }
 
-// MintSandbox asks for a new identity for the sandbox id and returns its
-// .creds file. It blocks until the service answers or ctx ends.
-func (c Client) MintSandbox(ctx context.Context, id string) ([]byte, error) {
-	r, err := c.call(ctx, MintSubject, id)
+// MintSandbox asks for a new identity for the sandbox id, allowed the
+// database subjects of grants, and returns its .creds file. It blocks until
+// the service answers or ctx ends.
+func (c Client) MintSandbox(ctx context.Context, id string, grants ...schemas.DatabaseGrant) ([]byte, error) {
+	r, err := c.call(ctx, MintSubject, request{SandboxID: id, Grants: grants})
 	if err != nil {
 		return nil, err
 	}
@@ -31,12 +34,13 @@ func (c Client) MintSandbox(ctx context.Context, id string) ([]byte, error) {
 // RevokeSandbox revokes every identity of the sandbox id. It blocks until
 // the service answers or ctx ends.
 func (c Client) RevokeSandbox(ctx context.Context, id string) error {
-	_, err := c.call(ctx, RevokeSubject, id)
+	_, err := c.call(ctx, RevokeSubject, request{SandboxID: id})
 	return err
 }
 
-func (c Client) call(ctx context.Context, subject, id string) (reply, error) {
-	data, _ := json.Marshal(request{SandboxID: id})
+func (c Client) call(ctx context.Context, subject string, req request) (reply, error) {
+	id := req.SandboxID
+	data, _ := json.Marshal(req)
 	m, err := c.NC.RequestWithContext(ctx, subject, data)
 	if err != nil {
 		return reply{}, fmt.Errorf("%w: %s for sandbox %s: %w", ErrAuthService, subject, id, err)

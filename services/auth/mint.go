@@ -7,6 +7,8 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // Creds are one user's credentials: its JWT and its seed.
@@ -29,10 +31,10 @@ func (c Creds) Option() nats.Option {
 }
 
 // Mint issues credentials for a new user named name with role's
-// permissions (sandboxID only for RoleSandbox). The user is signed by the
-// SANDOX account; its JWT does not expire.
-func (a *Authority) Mint(name string, role Role, sandboxID string) (Creds, error) {
-	perms, err := Permissions(role, sandboxID)
+// permissions (sandboxID and its database grants only for RoleSandbox).
+// The user is signed by the SANDOX account; its JWT does not expire.
+func (a *Authority) Mint(name string, role Role, sandboxID string, grants ...schemas.DatabaseGrant) (Creds, error) {
+	perms, err := Permissions(role, sandboxID, grants...)
 	if err != nil {
 		return Creds{}, err
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
 	"github.com/nats-io/nkeys"
+	"github.com/sandox/sandox/schemas"
 )
 
 // Service runs inside the NATS server's process. It configures the server
@@ -138,6 +140,8 @@ func (s *Service) selfCreds() (Creds, error) {
 // request and reply are the service's wire messages.
 type request struct {
 	SandboxID string `json:"sandbox_id"`
+	// Grants are the sandbox's database grants (mint only).
+	Grants []schemas.DatabaseGrant `json:"grants,omitempty"`
 }
 
 type reply struct {
@@ -154,7 +158,7 @@ func (s *Service) serveMint(m *nats.Msg) {
 		s.respond(m, reply{Error: "bad request: " + err.Error()})
 		return
 	}
-	creds, err := s.MintSandbox(req.SandboxID)
+	creds, err := s.MintSandbox(req.SandboxID, req.Grants...)
 	if err != nil {
 		s.respond(m, reply{Error: err.Error()})
 		return
@@ -188,10 +192,11 @@ func (s *Service) respond(m *nats.Msg, r reply) {
 	}
 }
 
-// MintSandbox issues a new identity for the sandbox id and remembers it, so
-// that RevokeSandbox can revoke it.
-func (s *Service) MintSandbox(id string) (Creds, error) {
-	creds, err := s.auth.Mint("sandbox "+id, RoleSandbox, id)
+// MintSandbox issues a new identity for the sandbox id, allowed the
+// database subjects of grants, and remembers it, so that RevokeSandbox can
+// revoke it.
+func (s *Service) MintSandbox(id string, grants ...schemas.DatabaseGrant) (Creds, error) {
+	creds, err := s.auth.Mint("sandbox "+id, RoleSandbox, id, grants...)
 	if err != nil {
 		return Creds{}, err
 	}

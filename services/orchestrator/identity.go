@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 )
 
@@ -23,14 +24,14 @@ func (w *Worker) credsFile(sandboxID string) string {
 	return filepath.Join(w.cfg.CredsDir, sandboxID+credsSuffix)
 }
 
-// mintIdentity asks the auth service for a new identity of the sandbox and
-// writes its credentials into CredsDir, owned by the sandbox's uid with
+// mintIdentity asks the auth service for a new identity of the sandbox,
+// allowed the database subjects of its grants, and writes its credentials into CredsDir, owned by the sandbox's uid with
 // mode 0400. With CredsDir "" sandboxes get no identity (an open server).
-func (w *Worker) mintIdentity(ctx context.Context, sandboxID string) error {
+func (w *Worker) mintIdentity(ctx context.Context, sandboxID string, grants ...schemas.DatabaseGrant) error {
 	if w.cfg.CredsDir == "" {
 		return nil
 	}
-	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID)
+	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID, grants...)
 	if err != nil {
 		return err
 	}
