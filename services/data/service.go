@@ -26,6 +26,9 @@ type Config struct {
 	// of its own recorded: databases shared by every group (compose.yaml's)
 	// or a test's.
 	Endpoints map[string]string
+	// Embedder makes the dense vectors of documents and queries;
+	// HashEmbedder when nil.
+	Embedder Embedder
 }
 
 // Service answers database requests. It is safe for concurrent use.
@@ -34,8 +37,9 @@ type Service struct {
 	log *slog.Logger
 	rec records
 
-	mu     sync.Mutex
-	graphs map[string]*Graph // by address
+	mu      sync.Mutex
+	graphs  map[string]*Graph   // by address
+	vectors map[string]*Vectors // by address
 }
 
 // New returns a service that reads the orchestrator's records through js.
@@ -44,7 +48,10 @@ func New(ctx context.Context, js jetstream.JetStream, cfg Config, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
-	return &Service{cfg: cfg, log: log, rec: rec, graphs: map[string]*Graph{}}, nil
+	if cfg.Embedder == nil {
+		cfg.Embedder = HashEmbedder{}
+	}
+	return &Service{cfg: cfg, log: log, rec: rec, graphs: map[string]*Graph{}, vectors: map[string]*Vectors{}}, nil
 }
 
 // Serve answers requests on schemas.DatabaseSubjectPrefix+">" (queue group
@@ -83,6 +90,10 @@ func (s *Service) close() {
 	for addr, g := range s.graphs {
 		_ = g.Close(context.Background())
 		delete(s.graphs, addr)
+	}
+	for addr, v := range s.vectors {
+		_ = v.Close()
+		delete(s.vectors, addr)
 	}
 }
 
@@ -130,6 +141,8 @@ func (s *Service) Handle(ctx context.Context, subject string, payload []byte) sc
 	switch call.Database {
 	case schemas.DatabaseNeo4j:
 		result, err = s.graph(ctx, addr, call, req)
+	case schemas.DatabaseQdrant:
+		result, err = s.vector(ctx, addr, call, req)
 	default:
 		err = schemas.Errorf(schemas.CodeUnsupported, "database %q", call.Database)
 	}
@@ -220,6 +233,60 @@ func (s *Service) graph(ctx context.Context, addr string, call schemas.DatabaseC
 	return nil, schemas.Errorf(schemas.CodeBadRequest, "unknown graph operation %q", req.Op)
 }
 
+// vectorsAt returns the client of the Qdrant at addr, connecting once.
+func (s *Service) vectorsAt(ctx context.Context, addr string) (*Vectors, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.vectors[addr]; v != nil {
+		return v, nil
+	}
+	v, err := OpenVectors(ctx, addr, s.cfg.Embedder)
+	if err != nil {
+		return nil, schemas.Errorf(schemas.CodeUnavailable, "%w", err)
+	}
+	s.vectors[addr] = v
+	return v, nil
+}
+
+func (s *Service) vector(ctx context.Context, addr string, call schemas.DatabaseCall, req schemas.DatabaseRequest) (any, error) {
+	v, err := s.vectorsAt(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	write := req.Op == schemas.VectorUpsert || req.Op == schemas.VectorDelete
+	if write && call.Op != schemas.DatabaseWrite {
+		return nil, schemas.Errorf(schemas.CodeAccessDenied, "access denied: %s writes; send it on the namespace's write subject", req.Op)
+	}
+	ns := call.Namespace
+	switch req.Op {
+	case schemas.VectorSearch:
+		var a schemas.VectorSearchArgs
+		if err := decode(req, &a); err != nil {
+			return nil, err
+		}
+		return wrap(v.Search(ctx, ns, a))
+	case schemas.VectorGet:
+		var a schemas.VectorGetArgs
+		if err := decode(req, &a); err != nil {
+			return nil, err
+		}
+		return wrap(v.Get(ctx, ns, a))
+	case schemas.VectorUpsert:
+		var a schemas.VectorUpsertArgs
+		if err := decode(req, &a); err != nil {
+			return nil, err
+		}
+		return wrap(v.Upsert(ctx, ns, a.Documents))
+	case schemas.VectorDelete:
+		var a schemas.VectorDeleteArgs
+		if err := decode(req, &a); err != nil {
+			return nil, err
+		}
+		return wrap(v.Delete(ctx, ns, a))
+	}
+	return nil, schemas.Errorf(schemas.CodeBadRequest, "unknown vector operation %q", req.Op)
+}
+
 func decode(req schemas.DatabaseRequest, v any) error {
 	if len(req.Args) == 0 {
 		return nil
@@ -237,7 +304,7 @@ func wrap[T any](v T, err error) (any, error) {
 		return v, nil
 	case errors.Is(err, ErrCypherRefused):
 		return nil, schemas.Errorf(schemas.CodeAccessDenied, "access denied: %w", err)
-	case errors.Is(err, ErrGraphArgs):
+	case errors.Is(err, ErrGraphArgs), errors.Is(err, ErrVectorArgs):
 		return nil, schemas.Errorf(schemas.CodeInvalidArgs, "%w", err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return nil, schemas.Errorf(schemas.CodeTimeout, "%w", err)

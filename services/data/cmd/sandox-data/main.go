@@ -5,7 +5,10 @@
 // It reads SANDOX_NATS_URL (default nats://127.0.0.1:4222),
 // SANDOX_NATS_CREDS, SANDOX_NEO4J_PASSWORD_FILE (the neo4j user's password
 // of the groups' Neo4j), and SANDOX_NEO4J_ADDR / SANDOX_QDRANT_ADDR
-// (host:port of databases shared by every group that has none of its own).
+// (host:port of databases shared by every group that has none of its own),
+// and SANDOX_EMBED_URL, SANDOX_EMBED_MODEL, SANDOX_EMBED_KEY,
+// SANDOX_EMBED_DIM for an OpenAI-compatible embedding endpoint (the
+// offline hashing embedder otherwise).
 package main
 
 import (
@@ -36,7 +39,7 @@ func main() {
 }
 
 func run(ctx context.Context, log *slog.Logger) error {
-	cfg := data.Config{Endpoints: map[string]string{}}
+	cfg := data.Config{Endpoints: map[string]string{}, Embedder: data.EmbedderFromEnv(os.Getenv)}
 	if f := os.Getenv("SANDOX_NEO4J_PASSWORD_FILE"); f != "" {
 		pw, err := os.ReadFile(f)
 		if err != nil {
