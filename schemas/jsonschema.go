@@ -33,6 +33,8 @@ var Messages = map[string]any{
 	"executor_ready":   ExecutorReady{},
 	"database_request": DatabaseRequest{},
 	"database_reply":   DatabaseReply{},
+	"population_event": PopulationEvent{},
+	"populate_reply":   PopulateReply{},
 }
 
 //go:embed jsonschema/*.schema.json

@@ -37,7 +37,7 @@ const (
 	// schemas.SearchSubject and publishes only its replies.
 	RoleSearch Role = "search"
 	// RoleData is the data service: it takes database requests on
-	// sandox.db.>, publishes its replies and its population events
+	// sandox.db.> and population requests on schemas.PopulateSubject, publishes its replies and its population events
 	// (sandox.evt.data.>), and reads the buckets of groups and sandboxes
 	// (the recorded grants and database endpoints).
 	RoleData Role = "data"
@@ -130,7 +130,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 		p.Sub.Allow.Add(schemas.SearchSubject)
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	case RoleData:
-		p.Sub.Allow.Add(schemas.DatabaseSubjectPrefix+">", "_INBOX.>")
+		p.Sub.Allow.Add(schemas.DatabaseSubjectPrefix+">", schemas.PopulateSubject, "_INBOX.>")
 		p.Pub.Allow.Add("$JS.API.>", "_INBOX.>", "sandox.evt.data.>")
 		p.Pub.Deny.Add(jsWrites...)
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}

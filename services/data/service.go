@@ -26,6 +26,9 @@ type Config struct {
 	// of its own recorded: databases shared by every group (compose.yaml's)
 	// or a test's.
 	Endpoints map[string]string
+	// PopulateDir is where relative local paths of population sources
+	// resolve.
+	PopulateDir string
 	// Embedder makes the dense vectors of documents and queries;
 	// HashEmbedder when nil.
 	Embedder Embedder
@@ -73,9 +76,21 @@ func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 	if err != nil {
 		return fmt.Errorf("subscribe %s: %w", subject, err)
 	}
+	psub, err := nc.QueueSubscribe(schemas.PopulateSubject, schemas.DataQueue, func(m *nats.Msg) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.answerPopulate(ctx, nc, m)
+		}()
+	})
+	if err != nil {
+		_ = sub.Unsubscribe()
+		return fmt.Errorf("subscribe %s: %w", schemas.PopulateSubject, err)
+	}
 	s.log.Info("data service ready", "subject", subject)
 	<-ctx.Done()
 	err = sub.Drain()
+	_ = psub.Drain()
 	wg.Wait()
 	s.close()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/data/populate/dummy"
 	"github.com/sandox/sandox/services/natsd"
 )
 
@@ -25,6 +26,7 @@ type bus struct {
 	auth  *auth.Authority
 	kv    jetstream.KeyValue // sandboxes
 	group jetstream.KeyValue
+	dir   string // PopulateDir
 }
 
 func startBus(t *testing.T) *bus {
@@ -50,7 +52,8 @@ func startBus(t *testing.T) *bus {
 	dataNC := b.connect(t, auth.RoleData, "")
 	djs, err := jetstream.New(dataNC)
 	require.NoError(t, err)
-	svc, err := New(ctx, djs, Config{Neo4jPassword: neo.Password, Endpoints: map[string]string{schemas.DatabaseNeo4j: neo.Address}}, slog.New(slog.DiscardHandler))
+	b.dir = t.TempDir()
+	svc, err := New(ctx, djs, Config{Neo4jPassword: neo.Password, PopulateDir: b.dir, Endpoints: map[string]string{schemas.DatabaseNeo4j: neo.Address}}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -158,4 +161,39 @@ func TestServiceGrants(t *testing.T) {
 	r, err := ask(t, sb, schemas.DatabaseListSubject("sb-1"), "", nil)
 	require.NoError(t, err)
 	assert.Equal(t, grants, r.Grants)
+}
+
+func TestServicePopulates(t *testing.T) {
+	b := startBus(t)
+	ctx := context.Background()
+	_, err := dummy.Write(b.dir)
+	require.NoError(t, err)
+	cfg := "databases: {neo4j: {kg: [{source: kg-nodes.csv, format: nodes}, {source: kg-rels.csv, format: relationships}, {source: kg.cypher}, {source: missing.csv, format: nodes}]}}"
+	st, err := json.Marshal(schemas.GroupStatus{ID: "gp", State: schemas.GroupRunning, Spec: schemas.GroupSpec{ID: "gp", PopulationConfig: cfg}})
+	require.NoError(t, err)
+	_, err = b.group.Put(ctx, "gp", st)
+	require.NoError(t, err)
+
+	client := b.connect(t, auth.RoleClient, "")
+	events, err := client.SubscribeSync(schemas.PopulationEventSubject("gp"))
+	require.NoError(t, err)
+	control := b.connect(t, auth.RoleControl, "")
+	req, _ := json.Marshal(schemas.PopulateRequest{GroupID: "gp"})
+	m, err := control.Request(schemas.PopulateSubject, req, 60*time.Second)
+	require.NoError(t, err)
+	var reply schemas.PopulateReply
+	require.NoError(t, json.Unmarshal(m.Data, &reply))
+	require.Nil(t, reply.Error)
+	require.Len(t, reply.Sources, 4)
+	assert.Equal(t, 8, reply.Sources[0].Loaded)
+	assert.Equal(t, 7, reply.Sources[1].Loaded)
+	assert.Equal(t, 4, reply.Sources[2].Loaded)
+	require.Len(t, reply.Sources[3].Bad, 1)
+	assert.Contains(t, reply.Sources[3].Bad[0].Reason, "no such file")
+
+	ev, err := events.NextMsg(5 * time.Second)
+	require.NoError(t, err)
+	var e schemas.PopulationEvent
+	require.NoError(t, json.Unmarshal(ev.Data, &e))
+	assert.Equal(t, "gp", e.GroupID)
 }

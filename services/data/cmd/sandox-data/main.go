@@ -6,6 +6,7 @@
 // SANDOX_NATS_CREDS, SANDOX_NEO4J_PASSWORD_FILE (the neo4j user's password
 // of the groups' Neo4j), and SANDOX_NEO4J_ADDR / SANDOX_QDRANT_ADDR
 // (host:port of databases shared by every group that has none of its own),
+// SANDOX_POPULATE_DIR (where relative local population sources resolve),
 // and SANDOX_EMBED_URL, SANDOX_EMBED_MODEL, SANDOX_EMBED_KEY,
 // SANDOX_EMBED_DIM for an OpenAI-compatible embedding endpoint (the
 // offline hashing embedder otherwise).
@@ -39,7 +40,7 @@ func main() {
 }
 
 func run(ctx context.Context, log *slog.Logger) error {
-	cfg := data.Config{Endpoints: map[string]string{}, Embedder: data.EmbedderFromEnv(os.Getenv)}
+	cfg := data.Config{Endpoints: map[string]string{}, Embedder: data.EmbedderFromEnv(os.Getenv), PopulateDir: os.Getenv("SANDOX_POPULATE_DIR")}
 	if f := os.Getenv("SANDOX_NEO4J_PASSWORD_FILE"); f != "" {
 		pw, err := os.ReadFile(f)
 		if err != nil {
