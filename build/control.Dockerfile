@@ -6,8 +6,9 @@ FROM ${BASE}
 RUN set -eu; \
     groupadd --gid 10002 sandox-nats; \
     useradd --uid 10002 --gid 10002 --no-create-home --shell /usr/sbin/nologin sandox-nats; \
-    mkdir -p /var/lib/sandox/nats; \
-    chown sandox-nats:sandox-nats /var/lib/sandox/nats
+    mkdir -p /var/lib/sandox/nats /run/sandox-nats; \
+    chown sandox-nats:sandox-nats /var/lib/sandox/nats /run/sandox-nats; \
+    chmod 0755 /run/sandox-nats
 COPY sandox-nats /usr/local/bin/sandox-nats
 COPY sandox-orchestrator /usr/local/bin/sandox-orchestrator
 COPY sandox-search /usr/local/bin/sandox-search

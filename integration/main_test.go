@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -101,6 +102,16 @@ func setup(ctx context.Context) (func() error, error) {
 	env.auth = authority
 	ncfg := natsd.DefaultConfig()
 	ncfg.Host, ncfg.Port, ncfg.StoreDir, ncfg.Auth = gateway, -1, store, authority
+	// Sandboxes have no network: they reach NATS through a socket in a
+	// directory bound into them.
+	sockDir, err := os.MkdirTemp("", "sandox-it-sock")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(sockDir, 0o755); err != nil {
+		return nil, err
+	}
+	ncfg.Socket = filepath.Join(sockDir, "nats.sock")
 	ns, err := natsd.Start(ncfg)
 	if err != nil {
 		return nil, err
@@ -120,7 +131,17 @@ func setup(ctx context.Context) (func() error, error) {
 	ocfg := orchestrator.DefaultConfig()
 	ocfg.Worker = "it-worker"
 	ocfg.Network = env.network
-	ocfg.SandboxNATSURL = env.url
+	ocfg.NATSSocket = sockDir
+	// Open egress joins this network; allowlist proxies listen in egressDir.
+	ocfg.EgressNetwork = env.network + "-egress"
+	if err := d.EnsureIsolatedNetwork(ctx, ocfg.EgressNetwork, map[string]string{"dev.sandox.test": "true"}); err != nil {
+		return nil, err
+	}
+	egressDir, err := os.MkdirTemp("", "sandox-it-egress")
+	if err != nil {
+		return nil, err
+	}
+	ocfg.EgressDir = egressDir
 	ocfg.ReadyTimeout = 90 * time.Second
 	disksDir, err := os.MkdirTemp("", "sandox-it-disks")
 	if err != nil {
@@ -150,13 +171,15 @@ func setup(ctx context.Context) (func() error, error) {
 		ns.Shutdown()
 		ns.WaitForShutdown()
 		os.RemoveAll(store)
+		os.RemoveAll(sockDir)
 		// Anything a failed test left behind goes with the network.
 		left, _ := d.List(context.Background(), orchestrator.LabelManaged+"=true")
 		for _, c := range left {
 			_ = d.Remove(context.Background(), c.ID)
 			_ = d.RemoveVolume(context.Background(), orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))
 		}
-		nerr := d.RemoveNetwork(context.Background(), env.network)
+		nerr := errors.Join(d.RemoveNetwork(context.Background(), env.network), d.RemoveNetwork(context.Background(), ocfg.EgressNetwork))
+		os.RemoveAll(egressDir)
 		// And their disks go once their volumes are gone.
 		_ = (&disks.Pool{Dir: disksDir}).DetachAll()
 		os.RemoveAll(disksDir)

@@ -36,7 +36,9 @@ import (
 func TestWebTools(t *testing.T) {
 	site := serveOnGateway(t, webtest.Handler())
 	startSearchService(t)
-	group := newGroup(t, sdk.GroupConfig{ID: "it-web", Tools: []string{"filesystem_tools.py", "web_tools.py"}})
+	// The site is outside the sandbox: its egress must be open (the
+	// default, none, reaches nothing).
+	group := newGroup(t, sdk.GroupConfig{ID: "it-web", Tools: []string{"filesystem_tools.py", "web_tools.py"}, Egress: &schemas.Egress{Policy: schemas.EgressOpen}})
 	sb := &webSandbox{sb: startSandbox(t, group, "it-web-1", sdk.SandboxOptions{})}
 
 	t.Run("scrape contains every page's text once and no boilerplate", func(t *testing.T) {

@@ -11,17 +11,18 @@ import (
 // on a sandbox container. ExecutorEnv writes and reads them; no other code
 // spells these names.
 const (
-	EnvSandboxID  = "SANDOX_SANDBOX_ID"
-	EnvGroupID    = "SANDOX_GROUP_ID"
-	EnvNATSURL    = "SANDOX_NATS_URL"
-	EnvNATSCreds  = "SANDOX_NATS_CREDS"
-	EnvFamilies   = "SANDOX_TOOL_FAMILIES"
-	EnvToolsDir   = "SANDOX_TOOLS_DIR"
-	EnvWorkspace  = "SANDOX_WORKSPACE"
-	EnvUVIndex    = "SANDOX_UV_INDEX"
-	EnvDiskBytes  = "SANDOX_DISK_BYTES"
-	EnvCgroupRoot = "SANDOX_CGROUP_ROOT"
-	EnvDebug      = "SANDOX_DEBUG"
+	EnvSandboxID   = "SANDOX_SANDBOX_ID"
+	EnvGroupID     = "SANDOX_GROUP_ID"
+	EnvNATSURL     = "SANDOX_NATS_URL"
+	EnvNATSCreds   = "SANDOX_NATS_CREDS"
+	EnvEgressProxy = "SANDOX_EGRESS_PROXY"
+	EnvFamilies    = "SANDOX_TOOL_FAMILIES"
+	EnvToolsDir    = "SANDOX_TOOLS_DIR"
+	EnvWorkspace   = "SANDOX_WORKSPACE"
+	EnvUVIndex     = "SANDOX_UV_INDEX"
+	EnvDiskBytes   = "SANDOX_DISK_BYTES"
+	EnvCgroupRoot  = "SANDOX_CGROUP_ROOT"
+	EnvDebug       = "SANDOX_DEBUG"
 )
 
 // The defaults of ExecutorEnv's optional fields.
@@ -44,6 +45,9 @@ type ExecutorEnv struct {
 	NATSURL string
 	// NATSCreds is a NATS credentials file, if any.
 	NATSCreds string
+	// EgressProxy is the Unix socket of the sandbox's allowlist proxy,
+	// which the executor forwards from a loopback port; "" for none.
+	EgressProxy string
 	// Families are the built-in tool families the executor serves. Empty
 	// means the default families (filesystem_tools, terminal_tools).
 	Families []string
@@ -77,6 +81,7 @@ func (e ExecutorEnv) Environ() []string {
 	add(EnvGroupID, e.GroupID)
 	add(EnvNATSURL, e.NATSURL)
 	add(EnvNATSCreds, e.NATSCreds)
+	add(EnvEgressProxy, e.EgressProxy)
 	add(EnvFamilies, strings.Join(e.Families, ","))
 	add(EnvToolsDir, e.ToolsDir)
 	add(EnvWorkspace, e.Workspace)
@@ -103,15 +108,16 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 		return def
 	}
 	*e = ExecutorEnv{
-		SandboxID:  getenv(EnvSandboxID),
-		GroupID:    getenv(EnvGroupID),
-		NATSURL:    getenv(EnvNATSURL),
-		NATSCreds:  getenv(EnvNATSCreds),
-		ToolsDir:   or(EnvToolsDir, DefaultToolsDir),
-		Workspace:  or(EnvWorkspace, DefaultWorkspace),
-		UVIndex:    getenv(EnvUVIndex),
-		CgroupRoot: or(EnvCgroupRoot, DefaultCgroupRoot),
-		Debug:      getenv(EnvDebug) != "",
+		SandboxID:   getenv(EnvSandboxID),
+		GroupID:     getenv(EnvGroupID),
+		NATSURL:     getenv(EnvNATSURL),
+		NATSCreds:   getenv(EnvNATSCreds),
+		EgressProxy: getenv(EnvEgressProxy),
+		ToolsDir:    or(EnvToolsDir, DefaultToolsDir),
+		Workspace:   or(EnvWorkspace, DefaultWorkspace),
+		UVIndex:     getenv(EnvUVIndex),
+		CgroupRoot:  or(EnvCgroupRoot, DefaultCgroupRoot),
+		Debug:       getenv(EnvDebug) != "",
 	}
 	for _, f := range strings.Split(getenv(EnvFamilies), ",") {
 		if f = strings.TrimSpace(f); f != "" {

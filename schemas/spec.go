@@ -82,6 +82,8 @@ type SandboxSpec struct {
 	Compute *ComputeResources `json:"compute,omitempty"`
 	// Databases, when set, replaces the group's default database access.
 	Databases *DatabaseAccess `json:"databases,omitempty"`
+	// Egress, when set, replaces the group's egress policy.
+	Egress *Egress `json:"egress,omitempty"`
 }
 
 // GroupSpec describes a group of sandboxes and the defaults of its members.
@@ -102,4 +104,6 @@ type GroupSpec struct {
 	// Overcommit, when above 1, lets the sandboxes of this group be granted
 	// up to that multiple of the host's CPU and memory.
 	Overcommit float64 `json:"overcommit,omitempty"`
+	// Egress is the default egress policy of its sandboxes; unset is none.
+	Egress *Egress `json:"egress,omitempty"`
 }

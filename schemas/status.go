@@ -45,6 +45,8 @@ type SandboxStatus struct {
 	Tools     []string          `json:"tools"`
 	Resources ResolvedResources `json:"resources"`
 	Databases DatabaseAccess    `json:"databases,omitempty"`
+	// Egress is the sandbox's resolved egress policy.
+	Egress *Egress `json:"egress,omitempty"`
 	// ImageReused is true when an image of the same tool set already existed.
 	ImageReused bool `json:"image_reused"`
 	// DiskDevice is the loop device holding the sandbox's /workspace when

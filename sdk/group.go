@@ -36,6 +36,9 @@ type GroupConfig struct {
 	// Overcommit, above 1, lets the group's sandboxes be granted up to that
 	// multiple of the host's CPU and memory.
 	Overcommit float64
+	// Egress is the default egress policy of its sandboxes; nil is none
+	// (no network at all).
+	Egress *schemas.Egress
 }
 
 // InitialSandbox is a sandbox listed in the group config.
@@ -55,6 +58,8 @@ type SandboxOptions struct {
 	ComputeResources *schemas.ComputeResources
 	// AttachedDatabases replace the group's default database access.
 	AttachedDatabases *schemas.DatabaseAccess
+	// Egress replaces the group's egress policy.
+	Egress *schemas.Egress
 }
 
 // SandboxGroup is a group of sandboxes. It is safe for concurrent use.
@@ -116,6 +121,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 		DatabaseAccess:   cfg.DatabaseAccess,
 		PopulationConfig: population,
 		Overcommit:       cfg.Overcommit,
+		Egress:           cfg.Egress,
 	}
 	for _, sb := range cfg.Sandboxes {
 		s, err := sandboxSpec(sb.ID, sb.SandboxOptions, cfg.ComputeResources)
@@ -135,7 +141,10 @@ func sandboxSpec(id string, o SandboxOptions, defaults schemas.ComputeResources)
 	if _, err := resources.Parse(resources.Merge(defaults, o.ComputeResources)); err != nil {
 		errs = append(errs, fmt.Errorf("sandbox %s: %w", id, err))
 	}
-	return schemas.SandboxSpec{ID: id, Tools: tools, Families: families, Compute: o.ComputeResources, Databases: o.AttachedDatabases}, errors.Join(errs...)
+	if o.Egress != nil {
+		errs = append(errs, o.Egress.Validate())
+	}
+	return schemas.SandboxSpec{ID: id, Tools: tools, Families: families, Compute: o.ComputeResources, Databases: o.AttachedDatabases, Egress: o.Egress}, errors.Join(errs...)
 }
 
 // ID returns the group's id.

@@ -153,11 +153,11 @@ func TestRevokeDropsAndRefuses(t *testing.T) {
 	c := auth.Client{NC: control}
 	ctx := context.Background()
 
-	file, err := c.MintSandbox(ctx, "sb-r")
+	file, err := c.MintSandbox(ctx, "sb-r", false)
 	require.NoError(t, err)
 	creds, err := auth.ParseCreds(file)
 	require.NoError(t, err)
-	other, err := c.MintSandbox(ctx, "sb-other")
+	other, err := c.MintSandbox(ctx, "sb-other", false)
 	require.NoError(t, err)
 	otherCreds, err := auth.ParseCreds(other)
 	require.NoError(t, err)
@@ -195,7 +195,7 @@ func TestRevocationOutlivesRestart(t *testing.T) {
 	require.NoError(t, err)
 	control, err := nats.Connect(s.ClientURL(), mint(t, a, auth.RoleControl, "").Option())
 	require.NoError(t, err)
-	file, err := auth.Client{NC: control}.MintSandbox(context.Background(), "sb-p")
+	file, err := auth.Client{NC: control}.MintSandbox(context.Background(), "sb-p", false)
 	require.NoError(t, err)
 	require.NoError(t, auth.Client{NC: control}.RevokeSandbox(context.Background(), "sb-p"))
 	control.Close()
@@ -228,6 +228,17 @@ func TestPermissionsNeedSandboxOnlyForSandboxRole(t *testing.T) {
 			assert.Error(t, err)
 		})
 	}
+}
+
+func TestSocketOnlySandboxRefusedOverTCP(t *testing.T) {
+	s, a := startServer(t)
+	creds, err := a.MintSandbox("sb-s", true)
+	require.NoError(t, err)
+	_, err = nats.Connect(s.ClientURL(), creds.Option(), nats.NoReconnect())
+	assert.ErrorIs(t, err, nats.ErrAuthorization, "over TCP")
+	nc, err := nats.Connect("", nats.InProcessServer(s), creds.Option(), nats.NoReconnect())
+	require.NoError(t, err, "in process, as through the socket")
+	nc.Close()
 }
 
 // TestSandboxAsksTheSearchService shows that a sandbox may send the search

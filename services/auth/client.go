@@ -21,10 +21,11 @@ type Client struct {
 }
 
 // MintSandbox asks for a new identity for the sandbox id, allowed the
-// database subjects of grants, and returns its .creds file. It blocks until
-// the service answers or ctx ends.
-func (c Client) MintSandbox(ctx context.Context, id string, grants ...schemas.DatabaseGrant) ([]byte, error) {
-	r, err := c.call(ctx, MintSubject, request{SandboxID: id, Grants: grants})
+// database subjects of grants, and returns its .creds file; socketOnly
+// makes it valid on the server's Unix socket alone. It blocks until the
+// service answers or ctx ends.
+func (c Client) MintSandbox(ctx context.Context, id string, socketOnly bool, grants ...schemas.DatabaseGrant) ([]byte, error) {
+	r, err := c.call(ctx, MintSubject, request{SandboxID: id, SocketOnly: socketOnly, Grants: grants})
 	if err != nil {
 		return nil, err
 	}

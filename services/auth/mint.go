@@ -34,6 +34,19 @@ func (c Creds) Option() nats.Option {
 // permissions (sandboxID and its database grants only for RoleSandbox).
 // The user is signed by the SANDOX account; its JWT does not expire.
 func (a *Authority) Mint(name string, role Role, sandboxID string, grants ...schemas.DatabaseGrant) (Creds, error) {
+	return a.mint(name, role, sandboxID, false, grants...)
+}
+
+// MintSandbox issues an identity for the sandbox id, allowed the database
+// subjects of its grants. With socketOnly the server accepts it only on
+// in-process connections, which is what its Unix socket makes
+// (natsd.Config.Socket): stolen and used over TCP, it is refused at
+// connect.
+func (a *Authority) MintSandbox(id string, socketOnly bool, grants ...schemas.DatabaseGrant) (Creds, error) {
+	return a.mint("sandbox "+id, RoleSandbox, id, socketOnly, grants...)
+}
+
+func (a *Authority) mint(name string, role Role, sandboxID string, socketOnly bool, grants ...schemas.DatabaseGrant) (Creds, error) {
 	perms, err := Permissions(role, sandboxID, grants...)
 	if err != nil {
 		return Creds{}, err
@@ -54,6 +67,9 @@ func (a *Authority) Mint(name string, role Role, sandboxID string, grants ...sch
 	uc.Name = name
 	uc.Permissions = perms
 	uc.Tags.Add("role:" + string(role))
+	if socketOnly {
+		uc.AllowedConnectionTypes.Add(jwt.ConnectionTypeInProcess)
+	}
 	tok, err := uc.Encode(a.account)
 	if err != nil {
 		return Creds{}, fmt.Errorf("user claims: %w", err)

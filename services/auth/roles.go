@@ -43,10 +43,7 @@ const (
 	RoleData Role = "data"
 )
 
-// Roles that Mint issues to people (the sandbox role needs an id).
-var ClientRoles = []Role{RoleClient, RoleAudit, RoleControl}
-
-// ServiceSubjects is where the Service answers the control plane.
+// Where the Service answers the control plane.
 const (
 	MintSubject   = "sandox.auth.mint"
 	RevokeSubject = "sandox.auth.revoke"

@@ -142,6 +142,9 @@ type request struct {
 	SandboxID string `json:"sandbox_id"`
 	// Grants are the sandbox's database grants (mint only).
 	Grants []schemas.DatabaseGrant `json:"grants,omitempty"`
+	// SocketOnly (mint only) makes the identity valid on the server's Unix
+	// socket alone.
+	SocketOnly bool `json:"socket_only,omitempty"`
 }
 
 type reply struct {
@@ -158,7 +161,7 @@ func (s *Service) serveMint(m *nats.Msg) {
 		s.respond(m, reply{Error: "bad request: " + err.Error()})
 		return
 	}
-	creds, err := s.MintSandbox(req.SandboxID, req.Grants...)
+	creds, err := s.MintSandbox(req.SandboxID, req.SocketOnly, req.Grants...)
 	if err != nil {
 		s.respond(m, reply{Error: err.Error()})
 		return
@@ -193,10 +196,10 @@ func (s *Service) respond(m *nats.Msg, r reply) {
 }
 
 // MintSandbox issues a new identity for the sandbox id, allowed the
-// database subjects of grants, and remembers it, so that RevokeSandbox can
-// revoke it.
-func (s *Service) MintSandbox(id string, grants ...schemas.DatabaseGrant) (Creds, error) {
-	creds, err := s.auth.Mint("sandbox "+id, RoleSandbox, id, grants...)
+// database subjects of grants (see Authority.MintSandbox), and remembers
+// it, so that RevokeSandbox can revoke it.
+func (s *Service) MintSandbox(id string, socketOnly bool, grants ...schemas.DatabaseGrant) (Creds, error) {
+	creds, err := s.auth.MintSandbox(id, socketOnly, grants...)
 	if err != nil {
 		return Creds{}, err
 	}

@@ -53,6 +53,8 @@ type ContainerSpec struct {
 	PublishLocal map[string]string
 	// RestartUnlessStopped restarts the container when it exits.
 	RestartUnlessStopped bool
+	// Runtime is the OCI runtime ("runsc"); "" is the engine's default.
+	Runtime string
 	// Init runs the engine's init (tini) as PID 1, which reaps orphaned
 	// processes so that they do not pile up as zombies.
 	Init bool
@@ -71,6 +73,7 @@ func (c *Client) Create(ctx context.Context, spec ContainerSpec) (string, error)
 	host := &container.HostConfig{
 		NetworkMode:    container.NetworkMode(spec.Network),
 		ReadonlyRootfs: spec.ReadOnlyRoot,
+		Runtime:        spec.Runtime,
 		CapAdd:         spec.CapAdd,
 		Tmpfs:          spec.Tmpfs,
 		Binds:          spec.Binds,

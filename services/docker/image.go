@@ -4,8 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/build"
+	"github.com/sandox/sandox/internal/buildctx"
 )
 
 // BuildSpec is an image to build from an in-memory build context.
@@ -153,18 +152,6 @@ func contextTar(files map[string][]byte, modes map[string]int64) (io.Reader, err
 // HashLabel holds the hash of an image's build context.
 const HashLabel = "dev.sandox.context-hash"
 
-// ContextHash hashes a build context and the id of the image it builds on.
-func ContextHash(files map[string][]byte, base string) string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	h := sha256.New()
-	fmt.Fprintf(h, "base %s\n", base)
-	for _, n := range names {
-		fmt.Fprintf(h, "%s %d\n", n, len(files[n]))
-		h.Write(files[n])
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+// ContextHash hashes a build context and the id of the image it builds on
+// (buildctx.Hash), the tag suffix of images built from it.
+func ContextHash(files map[string][]byte, base string) string { return buildctx.Hash(files, base) }

@@ -71,3 +71,22 @@ func splitProto(port string) (string, string) {
 	}
 	return "tcp", port
 }
+
+// EnsureIsolatedNetwork creates the bridge network name with
+// inter-container traffic off (enable_icc=false) unless it exists: its
+// containers reach the outside through the host's NAT, but not each other.
+func (c *Client) EnsureIsolatedNetwork(ctx context.Context, name string, labels map[string]string) error {
+	_, err := c.api.NetworkInspect(ctx, name, network.InspectOptions{})
+	if !isNotFound(err) {
+		return err
+	}
+	_, err = c.api.NetworkCreate(ctx, name, network.CreateOptions{
+		Driver:  "bridge",
+		Labels:  labels,
+		Options: map[string]string{"com.docker.network.bridge.enable_icc": "false"},
+	})
+	if err != nil && !errdefs.IsConflict(err) {
+		return fmt.Errorf("create network %s: %w", name, err)
+	}
+	return nil
+}

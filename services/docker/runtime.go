@@ -62,9 +62,13 @@ func (r *Runtime) Create(ctx context.Context, spec orchestrator.ContainerSpec) (
 		Tmpfs:        spec.Tmpfs,
 		Hardened:     spec.Hardened,
 		Init:         spec.Init,
+		Runtime:      spec.Runtime,
 	}
 	for name, target := range spec.Volumes {
 		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeVolume, Source: name, Target: target})
+	}
+	for name, target := range spec.ReadOnlyVolumes {
+		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeVolume, Source: name, Target: target, ReadOnly: true})
 	}
 	for _, b := range spec.Binds {
 		cs.Mounts = append(cs.Mounts, mount.Mount{Type: mount.TypeBind, Source: b.Source, Target: b.Target, ReadOnly: b.ReadOnly})

@@ -38,6 +38,9 @@ type Config struct {
 	// AuthState is the auth service's state file; "" means auth.json in
 	// StoreDir.
 	AuthState string
+	// Socket, when set, is the path of a Unix socket that also serves
+	// clients: the only way a sandbox, which has no network, reaches NATS.
+	Socket string
 	// TLS, when its Cert is set, makes clients connect with TLS.
 	TLS TLSConfig
 	// Log receives the auth service's messages; nil discards them.
@@ -106,6 +109,12 @@ func Start(cfg Config) (*server.Server, error) {
 	if !s.ReadyForConnections(10 * time.Second) {
 		s.Shutdown()
 		return nil, errors.New("natsd: server not ready for connections within 10s")
+	}
+	if cfg.Socket != "" {
+		if err := serveSocket(s, cfg.Socket); err != nil {
+			s.Shutdown()
+			return nil, fmt.Errorf("natsd: %w", err)
+		}
 	}
 	if svc != nil {
 		if err := svc.Start(s); err != nil {

@@ -72,6 +72,7 @@ const (
 	resVolume    = "volume"
 	resContainer = "container"
 	resIdentity  = "identity"
+	resEgress    = "egress proxy"
 )
 
 // sandboxResources returns the full undo stack of an existing sandbox:
@@ -83,6 +84,7 @@ func (w *Worker) sandboxResources(container, sandboxID string) *cleanup {
 	c.push(resLedger, func(ctx context.Context) error { return w.release(ctx, sandboxID) })
 	c.push(resDisk, func(context.Context) error { return w.detachDisk(sandboxID) })
 	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, VolumeName(sandboxID)) })
+	c.push(resEgress, func(context.Context) error { return w.egress.Close(sandboxID) })
 	c.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
 	c.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, sandboxID) })
 	return c

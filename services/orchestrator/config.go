@@ -14,8 +14,14 @@ type Config struct {
 	// Network is the Docker network sandbox containers join; NATS must be
 	// reachable from it at SandboxNATSURL.
 	Network string
-	// SandboxNATSURL is the NATS URL as a sandbox container sees it.
+	// SandboxNATSURL is the NATS URL as a sandbox container sees it; a
+	// unix:// URL names the socket under SandboxNATSDir.
 	SandboxNATSURL string
+	// NATSSocket is a Docker volume name, or an absolute host directory,
+	// holding the NATS server's Unix socket. When set, sandboxes run with
+	// no network and this mounted read-only at SandboxNATSDir. "" puts
+	// them on Network instead.
+	NATSSocket string
 	// Concurrency is how many commands the worker handles at once.
 	Concurrency int
 	// ReadyTimeout bounds how long a started sandbox may take to answer.
@@ -32,6 +38,16 @@ type Config struct {
 	// into its container; it must be the same path on the Docker host. ""
 	// gives sandboxes no identity, which works only with an open server.
 	CredsDir string
+	// EgressDir holds the Unix sockets of the allowlist proxies, one per
+	// sandbox, each bound into its sandbox; the same path on the Docker
+	// host.
+	EgressDir string
+	// EgressNetwork is the Docker network of sandboxes whose egress is
+	// open: a bridge with inter-container traffic off.
+	EgressNetwork string
+	// Runtime is the OCI runtime sandboxes run under (the engine must know
+	// it, e.g. runsc or kata-runtime); "" is the engine's default.
+	Runtime string
 	// TmpSize is the size of a sandbox's /tmp (a tmpfs, counted in its memory).
 	TmpSize string
 	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
@@ -46,13 +62,16 @@ func DefaultConfig() Config {
 		Worker:           "orchestrator-" + host,
 		SandboxImage:     "sandox/sandbox:latest",
 		Network:          "sandox",
-		SandboxNATSURL:   "nats://sandox-nats:4222",
+		SandboxNATSURL:   "unix://" + SandboxNATSDir + "/nats.sock",
+		NATSSocket:       "sandox-nats-socket",
 		Concurrency:      4,
 		ReadyTimeout:     60 * time.Second,
 		AckWait:          30 * time.Second,
 		MaxToolFileBytes: 1 << 20,
 		DisksDir:         "/var/lib/sandox/disks",
 		CredsDir:         "/var/lib/sandox/creds",
+		EgressDir:        "/var/lib/sandox/egress",
+		EgressNetwork:    "sandox-egress",
 		TmpSize:          "256m",
 		ShmSize:          "64m",
 	}

@@ -84,6 +84,9 @@ func newIdleHarness(t *testing.T, change ...func(*Config)) *harness {
 	h.cfg.Worker = "unit-worker"
 	h.cfg.DisksDir = ""
 	h.cfg.CredsDir = t.TempDir()
+	// The in-memory executors dial NATS over TCP, so sandbox identities
+	// must not be bound to the server's socket.
+	h.cfg.NATSSocket = ""
 	h.cfg.ReadyTimeout = 3 * time.Second
 	h.cfg.AckWait = 5 * time.Second
 	for _, c := range change {
@@ -268,6 +271,9 @@ func (h *harness) events(sandbox string) *nats.Subscription {
 	h.t.Helper()
 	sub, err := h.nc.SubscribeSync(schemas.SandboxEventSubject(sandbox))
 	require.NoError(h.t, err)
+	// The server must know the subscription before the test makes
+	// anything happen.
+	require.NoError(h.t, h.nc.Flush())
 	h.t.Cleanup(func() { _ = sub.Unsubscribe() })
 	return sub
 }

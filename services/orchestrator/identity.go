@@ -31,7 +31,9 @@ func (w *Worker) mintIdentity(ctx context.Context, sandboxID string, grants ...s
 	if w.cfg.CredsDir == "" {
 		return nil
 	}
-	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID, grants...)
+	// A sandbox reaching NATS through the socket gets an identity that
+	// works there alone: copied out and used over TCP it is refused.
+	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID, w.cfg.NATSSocket != "", grants...)
 	if err != nil {
 		return err
 	}

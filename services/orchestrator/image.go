@@ -2,14 +2,12 @@ package orchestrator
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
+	"github.com/sandox/sandox/internal/buildctx"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/sandox/sandox/tools/builtin"
@@ -42,7 +40,7 @@ func (w *Worker) sandboxImage(ctx context.Context, families []string, files []sc
 		return w.cfg.SandboxImage, true, nil
 	}
 	ctxFiles := buildContext(w.cfg.SandboxImage, needs, files)
-	tag := "sandox/sandbox-tools:" + contextHash(ctxFiles, baseID)[:20]
+	tag := "sandox/sandbox-tools:" + buildctx.Hash(ctxFiles, baseID)[:20]
 	if _, err := w.rt.ImageID(ctx, tag); err == nil {
 		return tag, true, nil
 	}
@@ -98,21 +96,4 @@ func Dockerfile(base string, needs tools.ImageNeeds, files []schemas.ToolFile) s
 		fmt.Fprintf(&b, "COPY tools/%s %s/%s\n", f.Name, ToolsDir, f.Name)
 	}
 	return b.String()
-}
-
-// contextHash hashes a build context and the id of the image it builds on
-// (the same hash as docker.ContextHash, so that tags stay stable).
-func contextHash(files map[string][]byte, base string) string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	h := sha256.New()
-	fmt.Fprintf(h, "base %s\n", base)
-	for _, n := range names {
-		fmt.Fprintf(h, "%s %d\n", n, len(files[n]))
-		h.Write(files[n])
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

@@ -123,8 +123,13 @@ type ContainerSpec struct {
 	Tmpfs map[string]string
 	// Volumes maps a named volume to the path it is mounted at.
 	Volumes map[string]string
+	// ReadOnlyVolumes maps a named volume to the path it is mounted at,
+	// read-only (the NATS socket's).
+	ReadOnlyVolumes map[string]string
 	// Binds are host paths mounted into the container.
 	Binds []Bind
+	// Runtime is the OCI runtime ("runsc"); "" is the engine's default.
+	Runtime string
 }
 
 // Bind mounts the host path Source at Target in a container.

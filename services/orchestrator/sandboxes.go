@@ -58,6 +58,10 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if err := dbs.Validate(); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 	}
+	egressPolicy, err := w.resolveEgress(g.Spec.Egress, spec.Egress)
+	if err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
+	}
 	st := schemas.SandboxStatus{
 		ID:        spec.ID,
 		GroupID:   g.ID,
@@ -66,6 +70,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		Tools:     toolModules(families, files),
 		Resources: limits,
 		Databases: dbs,
+		Egress:    &egressPolicy,
 	}
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
 		return schemas.SandboxStatus{}, err
@@ -128,6 +133,11 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	}
 	spec := w.containerSpec(st, labels)
 	w.withIdentity(&spec, st.ID)
+	undo.push(resEgress, func(context.Context) error { return w.egress.Close(st.ID) })
+	if err := w.withNetwork(&spec, st); err != nil {
+		return err
+	}
+	w.withRuntime(&spec)
 	undo.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, spec.Name) })
 	id, err := w.rt.Create(ctx, spec)
 	if err != nil {

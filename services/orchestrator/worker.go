@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/egress"
 )
 
 // Worker consumes lifecycle commands and carries them out.
@@ -25,6 +26,8 @@ type Worker struct {
 	log   *slog.Logger
 	locks keyedMutex
 	disks diskPool
+	// egress runs the allowlist proxies of this worker's sandboxes.
+	egress egress.Proxies
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
@@ -47,6 +50,7 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 		return nil, err
 	}
 	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir)}
+	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
 	}

@@ -61,3 +61,23 @@ func TestFetchMarkdownErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestFetchMarkdownOversizeGoesToFile(t *testing.T) {
+	base := serveSite(t)
+	w := newWeb(t, Config{MaxObservationBytes: 200})
+	res, err := call(t, w, "fetch_markdown", map[string]any{"url": base + "/docs"})
+	require.NoError(t, err)
+	assert.Contains(t, res.Stdout, "over the observation limit of 200 bytes and was written to "+w.cfg.Workspace+"/web/page-")
+	path := savedPathMD(t, res.Stdout)
+	data := mustRead(t, path)
+	assert.Contains(t, string(data), webtest.DocsText)
+	assert.Contains(t, string(data), webtest.CodeText)
+}
+
+func savedPathMD(t *testing.T, observation string) string {
+	t.Helper()
+	i := strings.Index(observation, "written to ")
+	require.GreaterOrEqual(t, i, 0, "observation %q names no file", observation)
+	rest := observation[i+len("written to "):]
+	return rest[:strings.IndexByte(rest, '\n')]
+}

@@ -61,7 +61,16 @@ func run(ctx context.Context, getenv func(string) string) error {
 	if env.NATSCreds != "" {
 		opts = append(opts, nats.UserCredentials(env.NATSCreds))
 	}
-	nc, err := nats.Connect(env.NATSURL, opts...)
+	if env.EgressProxy != "" {
+		stopForward, err := forwardEgress(ctx, env.EgressProxy, log)
+		if err != nil {
+			return err
+		}
+		defer stopForward()
+	}
+	// A unix:// URL is the NATS socket of a sandbox without a network.
+	url, dial := dialTarget(env.NATSURL)
+	nc, err := nats.Connect(url, append(opts, dial...)...)
 	if err != nil {
 		return fmt.Errorf("connect to NATS at %s: %w", env.NATSURL, err)
 	}

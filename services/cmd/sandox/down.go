@@ -49,7 +49,7 @@ func down(ctx context.Context, args []string) error {
 	if os.Geteuid() == 0 {
 		errs = append(errs, (&disks.Pool{Dir: disksDir}).DetachAll())
 	}
-	errs = append(errs, d.RemoveNetwork(ctx, networkName))
+	errs = append(errs, d.RemoveNetwork(ctx, networkName), d.RemoveNetwork(ctx, egressNetwork))
 	if *purge {
 		errs = append(errs, d.RemoveVolume(ctx, natsVolume))
 	}

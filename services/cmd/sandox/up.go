@@ -27,6 +27,10 @@ const (
 	searchContainer  = "sandox-search"
 	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
+	natsSocketVolume = "sandox-nats-socket"
+	natsSocketDir    = "/run/sandox-nats"
+	egressNetwork    = "sandox-egress"
+	egressDir        = "/var/lib/sandox/egress"
 	localNATSURL     = "nats://127.0.0.1:4222"
 	internalNATSURL  = "nats://sandox-nats:4222"
 	controlPlaneRole = "dev.sandox.role"
@@ -75,15 +79,21 @@ func up(ctx context.Context, args []string) error {
 	if _, err := d.EnsureNetwork(ctx, networkName, map[string]string{controlPlaneRole: "network"}); err != nil {
 		return err
 	}
+	// Sandboxes whose egress is open: out through NAT, not to each other.
+	if err := d.EnsureIsolatedNetwork(ctx, egressNetwork, map[string]string{controlPlaneRole: "egress-network"}); err != nil {
+		return err
+	}
 	if err := ensureRunning(ctx, d, docker.ContainerSpec{
-		Name:                 natsContainer,
-		Image:                build.ControlImage,
-		Cmd:                  []string{"sandox-nats", "-store", "/var/lib/sandox/nats", "-auth", natsAuthDir},
-		User:                 "10002:10002",
-		Network:              networkName,
-		Aliases:              []string{natsContainer},
-		Labels:               map[string]string{controlPlaneRole: "nats", authorityLabel: authority},
-		Binds:                []string{natsVolume + ":/var/lib/sandox/nats"},
+		Name:    natsContainer,
+		Image:   build.ControlImage,
+		Cmd:     []string{"sandox-nats", "-store", "/var/lib/sandox/nats", "-auth", natsAuthDir, "-socket", natsSocketDir + "/nats.sock"},
+		User:    "10002:10002",
+		Network: networkName,
+		Aliases: []string{natsContainer},
+		Labels:  map[string]string{controlPlaneRole: "nats", authorityLabel: authority},
+		// The socket's volume is also mounted, read-only, into every
+		// sandbox: their only way to NATS.
+		Binds:                []string{natsVolume + ":/var/lib/sandox/nats", natsSocketVolume + ":" + natsSocketDir},
 		PublishLocal:         map[string]string{"4222/tcp": "4222"},
 		Hardened:             true,
 		RestartUnlessStopped: true,
@@ -108,7 +118,7 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_NATS_CREDS=" + orchCredsFile,
 			"SANDOX_CREDS_DIR=" + sandboxCredsDir,
 			"SANDOX_NATS_URL=" + internalNATSURL,
-			"SANDOX_SANDBOX_NATS_URL=" + internalNATSURL,
+			"SANDOX_NATS_SOCKET=" + natsSocketVolume,
 			"SANDOX_WORKER=orchestrator-1",
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.
@@ -121,8 +131,10 @@ func up(ctx context.Context, args []string) error {
 			"/var/run/docker.sock:/var/run/docker.sock",
 			"/dev:/dev",
 			disksDir + ":" + disksDir,
-			// Each sandbox's credentials file, bound from the host into it.
+			// Each sandbox's credentials file, and its allowlist proxy's
+			// socket, bound from the host into it.
 			sandboxCredsDir + ":" + sandboxCredsDir,
+			egressDir + ":" + egressDir,
 		},
 		CapAdd:               []string{"SYS_ADMIN", "MKNOD"},
 		DeviceRules:          []string{"b 7:* rwm", "c 10:237 rwm"},

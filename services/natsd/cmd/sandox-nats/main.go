@@ -32,6 +32,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.StoreDir, "store", cfg.StoreDir, "JetStream store directory")
 	fs.BoolVar(&cfg.Debug, "debug", false, "log the server's own messages")
 	authDir := fs.String("auth", "/etc/sandox-auth", "directory of the NATS authority's seeds (sandox up puts them there)")
+	fs.StringVar(&cfg.Socket, "socket", "", "also serve clients on this Unix socket (how sandboxes, which have no network, reach NATS)")
 	fs.StringVar(&cfg.TLS.Cert, "tls-cert", "", "PEM server certificate: clients must connect with TLS")
 	fs.StringVar(&cfg.TLS.Key, "tls-key", "", "PEM key of -tls-cert")
 	fs.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", "", "PEM CA that must sign client certificates (mutual TLS)")

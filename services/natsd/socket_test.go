@@ -1,0 +1,55 @@
+package natsd_test
+
+import (
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/natsd"
+)
+
+type unixDialer struct{ path string }
+
+func (d unixDialer) Dial(_, _ string) (net.Conn, error) { return net.Dial("unix", d.path) }
+
+func TestSocketServesClientsWithCredentials(t *testing.T) {
+	a, err := auth.NewAuthority()
+	require.NoError(t, err)
+	cfg := natsd.DefaultConfig()
+	cfg.Port, cfg.StoreDir, cfg.Auth = -1, t.TempDir(), a
+	cfg.Socket = filepath.Join(t.TempDir(), "nats.sock")
+	s, err := natsd.Start(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	dial := nats.SetCustomDialer(unixDialer{cfg.Socket})
+
+	t.Run("without credentials refused", func(t *testing.T) {
+		_, err := nats.Connect("nats://socket:4222", dial, nats.NoReconnect())
+		assert.ErrorIs(t, err, nats.ErrAuthorization)
+	})
+	t.Run("a sandbox answers a client over it", func(t *testing.T) {
+		sbCreds, err := a.MintSandbox("sb-1", true) // valid on the socket alone
+		require.NoError(t, err)
+		sb, err := nats.Connect("nats://socket:4222", dial, sbCreds.Option())
+		require.NoError(t, err)
+		defer sb.Close()
+		_, err = sb.Subscribe("sandbox.sb-1.ping", func(m *nats.Msg) { _ = m.Respond([]byte("pong")) })
+		require.NoError(t, err)
+		require.NoError(t, sb.Flush())
+
+		cl, err := a.Mint("client", auth.RoleClient, "")
+		require.NoError(t, err)
+		nc, err := nats.Connect(s.ClientURL(), cl.Option())
+		require.NoError(t, err)
+		defer nc.Close()
+		m, err := nc.Request("sandbox.sb-1.ping", nil, 2*time.Second)
+		require.NoError(t, err)
+		assert.Equal(t, "pong", string(m.Data))
+	})
+}
