@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -87,6 +88,16 @@ func (c *Client) EnsureIsolatedNetwork(ctx context.Context, name string, labels 
 	})
 	if err != nil && !errdefs.IsConflict(err) {
 		return fmt.Errorf("create network %s: %w", name, err)
+	}
+	return nil
+}
+
+// ConnectNetwork attaches the container to the network as well; one
+// already attached is no error.
+func (c *Client) ConnectNetwork(ctx context.Context, networkName, container string) error {
+	err := c.api.NetworkConnect(ctx, networkName, container, nil)
+	if err != nil && !errdefs.IsConflict(err) && !strings.Contains(err.Error(), "already exists") {
+		return fmt.Errorf("connect %s to network %s: %w", container, networkName, err)
 	}
 	return nil
 }

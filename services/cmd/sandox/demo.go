@@ -135,7 +135,10 @@ func demo(ctx context.Context, args []string) error {
 		resources.FormatBytes(u.DiskBytes), resources.FormatBytes(u.Limits.DiskBytes), u.PIDs, u.Limits.PIDs)
 
 	step("end the sandbox")
-	return sandbox.End(ctx)
+	if err := sandbox.End(ctx); err != nil {
+		return err
+	}
+	return demoDatabases(ctx, *url, suffix)
 }
 
 func step(s string) { fmt.Printf("\n== %s\n", s) }

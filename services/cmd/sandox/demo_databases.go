@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/data/populate/dummy"
+)
+
+// demoPopulation loads the demo data set's knowledge graph; the data
+// service reads the files from populateDir, where the demo writes them.
+const demoPopulation = `databases:
+  neo4j:
+    kg:
+      - {source: demo/kg-nodes.csv, format: nodes}
+      - {source: demo/kg-rels.csv, format: relationships}
+      - source: demo/kg.cypher
+`
+
+// demoDatabases runs a group with a shared Neo4j populated from the demo
+// data set, and a sandbox that may read namespace kg and write namespace
+// scratch: database calls are requests on the bus, checked twice.
+func demoDatabases(ctx context.Context, url, suffix string) error {
+	step("a group with a shared graph database, populated from the demo data set")
+	if _, err := dummy.Write(filepath.Join(populateDir, "demo")); err != nil {
+		return fmt.Errorf("write the demo data set into %s (run as root, after sandox up): %w", populateDir, err)
+	}
+	cfgFile, err := os.CreateTemp("", "sandox-demo-population-*.yaml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(cfgFile.Name())
+	if _, err := cfgFile.WriteString(demoPopulation); err != nil {
+		return err
+	}
+	cfgFile.Close()
+	group, err := sdk.NewSandboxGroup(sdk.GroupConfig{
+		ID:    "demo-db-" + suffix,
+		Tools: []string{"database_tools"},
+		DatabaseAccess: schemas.DatabaseAccess{
+			{Database: schemas.DatabaseNeo4j, Namespace: "kg", Read: true},
+			{Database: schemas.DatabaseNeo4j, Namespace: "scratch", Read: true, Write: true},
+		},
+		PopulationConfig: cfgFile.Name(),
+	}, sdk.WithURL(url))
+	if err != nil {
+		return err
+	}
+	if err := group.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		step("end the database group (its Neo4j and volume go with it)")
+		if err := group.End(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintln(os.Stderr, "end group:", err)
+		}
+	}()
+	sandbox, err := group.CreateSandbox(ctx, "demo-db-sb-"+suffix, sdk.SandboxOptions{})
+	if err != nil {
+		return err
+	}
+	if err := sandbox.Start(ctx); err != nil {
+		return err
+	}
+	step("database calls: read kg, write scratch; writing kg and crafted Cypher are denied")
+	obs, err := sandbox.SendActionsJSON(ctx, []byte(`{
+		"database_tools.list_namespaces": {"args": {}},
+		"database_tools.graph_query": {"args": {"namespace": "kg", "query": "MATCH (p:Person)-[:WORKED_ON]->(x:Project) RETURN p.name AS who, x.name AS what ORDER BY who"}},
+		"database_tools.graph_shortest_path": {"args": {"namespace": "kg", "from": "ada", "to": "edsger"}},
+		"database_tools.graph_add_node": {"args": {"namespace": "scratch", "id": "note-1", "labels": ["Note"], "properties": {"text": "written by the demo"}}},
+		"database_tools.graph_add_node ": {"args": {"namespace": "kg", "id": "intruder", "labels": ["Person"]}},
+		"database_tools.graph_query ": {"args": {"namespace": "kg", "query": "MATCH (n) RETURN n"}}
+	}`))
+	if err != nil {
+		return err
+	}
+	printObservations(obs)
+	return sandbox.End(ctx)
+}
