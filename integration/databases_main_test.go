@@ -23,6 +23,8 @@ import (
 var dataEnv struct {
 	neo4jPassword string
 	passwordDir   string
+	// qdrantImage is the Qdrant-compatible image, "" until one is built.
+	qdrantImage string
 }
 
 // setupDatabaseConfig builds the database images, writes the neo4j

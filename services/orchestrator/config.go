@@ -57,6 +57,10 @@ type Config struct {
 	// Neo4jImage and QdrantImage run a group's databases (build.Neo4j and
 	// the Qdrant-compatible image); "" refuses groups that need them.
 	Neo4jImage, QdrantImage string
+	// QdrantDataDir is where the Qdrant image keeps its data, the
+	// volume's mount point: /data for the Qdrant-compatible service,
+	// /qdrant/storage for Qdrant's own image.
+	QdrantDataDir string
 	// Neo4jPasswordFile is the host path of the neo4j user's password,
 	// bound read-only into every Neo4j container; the data service reads
 	// the same secret.
@@ -89,6 +93,7 @@ func DefaultConfig() Config {
 		EgressNetwork:        "sandox-egress",
 		TmpSize:              "256m",
 		DatabaseNetwork:      "sandox-data",
+		QdrantDataDir:        "/data",
 		DatabaseReadyTimeout: 2 * time.Minute,
 		PopulateTimeout:      10 * time.Minute,
 		ShmSize:              "64m",

@@ -88,6 +88,9 @@ func (w *Worker) databaseSpec(groupID, db string) (ContainerSpec, int, error) {
 		}
 		spec.Image = w.cfg.QdrantImage
 		spec.MemoryBytes = 1 << 30
+		if w.cfg.QdrantDataDir != "" {
+			spec.Volumes = map[string]string{spec.Name: w.cfg.QdrantDataDir}
+		}
 		return spec, 6334, nil
 	}
 	return spec, 0, schemas.Errorf(schemas.CodeBadRequest, "unknown database %q", db)

@@ -49,6 +49,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.DatabaseNetwork, "database-network", envOr("SANDOX_DATABASE_NETWORK", cfg.DatabaseNetwork), "Docker network of the groups' databases, never a sandbox's (env SANDOX_DATABASE_NETWORK)")
 	fs.StringVar(&cfg.Neo4jImage, "neo4j-image", os.Getenv("SANDOX_NEO4J_IMAGE"), "image of the groups' Neo4j (env SANDOX_NEO4J_IMAGE)")
 	fs.StringVar(&cfg.QdrantImage, "qdrant-image", os.Getenv("SANDOX_QDRANT_IMAGE"), "image of the groups' Qdrant-compatible service (env SANDOX_QDRANT_IMAGE)")
+	fs.StringVar(&cfg.QdrantDataDir, "qdrant-data-dir", envOr("SANDOX_QDRANT_DATA_DIR", cfg.QdrantDataDir), "where the Qdrant image keeps its data (env SANDOX_QDRANT_DATA_DIR)")
 	fs.StringVar(&cfg.Neo4jPasswordFile, "neo4j-password-file", os.Getenv("SANDOX_NEO4J_PASSWORD_FILE"), "host path of the neo4j password, bound into every Neo4j (env SANDOX_NEO4J_PASSWORD_FILE)")
 	if err := fs.Parse(args); err != nil {
 		return err
