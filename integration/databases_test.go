@@ -138,7 +138,7 @@ func TestDatabases(t *testing.T) {
 
 	t.Run("reads where granted", func(t *testing.T) {
 		assert.Equal(t, want, people(t, sb), "the rows around the bad one loaded; no other namespace's people")
-		o := dbAction(t, sb, "database_tools.graph_shortest_path", map[string]any{"namespace": "kg", "from": "ada", "to": "edsger"})
+		o := dbAction(t, sb, "database_tools.graph_shortest_path", map[string]any{"namespace": "kg", "from": "ada", "to": "edsger", "types": []string{"INSPIRED", "KNOWS"}})
 		mustOK(t, o)
 		assert.Contains(t, o.Stdout, "-[:INSPIRED]->")
 	})
