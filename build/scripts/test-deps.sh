@@ -29,6 +29,11 @@ if [ ! -x /usr/bin/chromium ]; then
     { apt-get update -qq && apt-get install -y -qq chromium fonts-liberation >/dev/null; }
 fi
 
+# The data service's tests run Neo4j Community on the host's JDK, and the
+# integration tests build sandox/neo4j from the same jars: Maven and a JDK,
+# and the jars fetched once (build/neo4j/pom.xml) into the gitignored cache.
+bash build/scripts/neo4j-jars.sh
+
 export PATH="$(go env GOPATH)/bin:$PATH"
 if ! command -v nats >/dev/null 2>&1; then
   echo "test: installing the NATS CLI" >&2
