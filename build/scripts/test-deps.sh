@@ -39,3 +39,14 @@ if ! command -v nats >/dev/null 2>&1; then
   echo "test: installing the NATS CLI" >&2
   go install github.com/nats-io/natscli/nats@v0.5.1
 fi
+
+# The Python SDK (sdk/python) is tested with uv, which the uv wheel on PyPI
+# carries; uv then takes the SDK's locked dependencies from PyPI.
+if ! command -v uv >/dev/null 2>&1; then
+  echo "test: installing uv" >&2
+  # A distribution's own Python refuses pip outside a virtual environment
+  # (PEP 668) unless told otherwise; uv is a self-contained binary.
+  python3 -m pip install --quiet "uv==0.13.9" ||
+    python3 -m pip install --quiet --break-system-packages "uv==0.13.9"
+  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
+fi

@@ -100,11 +100,11 @@ func demo(ctx context.Context, args []string) error {
 	printObservations(obs)
 
 	step("bad input gets a clear answer; the sandbox keeps working")
-	obs, err = sandbox.SendActionsJSON(ctx, []byte(`{
-		"nope_tools.fly": {"args": {}},
-		"filesystem_tools.read_file": {"args": {"path": 42}},
-		"filesystem_tools.read_file ": {"args": {"path": "missing.txt"}}
-	}`))
+	obs, err = sandbox.SendActionsJSON(ctx, []byte(`[
+		{"tool": "nope_tools.fly", "args": {}},
+		{"tool": "filesystem_tools.read_file", "args": {"path": 42}},
+		{"tool": "filesystem_tools.read_file", "args": {"path": "missing.txt"}}
+	]`))
 	if err != nil {
 		return err
 	}
@@ -113,10 +113,10 @@ func demo(ctx context.Context, args []string) error {
 	fmt.Printf("malformed JSON: %v\n", err)
 
 	step("limits hold: a disk filler stops at the 64 MiB disk, a memory hog is killed")
-	obs, err = sandbox.SendActionsJSON(ctx, []byte(`{
-		"terminal_tools.run": {"args": {"command": "head -c 100M /dev/zero > fill; ls -l fill"}},
-		"terminal_tools.run ": {"args": {"command": "rm fill; python3 -c 'b = bytearray(1 << 30)'"}}
-	}`))
+	obs, err = sandbox.SendActionsJSON(ctx, []byte(`[
+		{"tool": "terminal_tools.run", "args": {"command": "head -c 100M /dev/zero > fill; ls -l fill"}},
+		{"tool": "terminal_tools.run", "args": {"command": "rm fill; python3 -c 'b = bytearray(1 << 30)'"}}
+	]`))
 	if err != nil {
 		return err
 	}
@@ -136,6 +136,9 @@ func demo(ctx context.Context, args []string) error {
 
 	step("end the sandbox")
 	if err := sandbox.End(ctx); err != nil {
+		return err
+	}
+	if err := demoWeb(ctx, group, "demo-web-"+suffix); err != nil {
 		return err
 	}
 	return demoDatabases(ctx, *url, suffix)

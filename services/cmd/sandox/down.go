@@ -50,6 +50,8 @@ func down(ctx context.Context, args []string) error {
 		errs = append(errs, (&disks.Pool{Dir: disksDir}).DetachAll())
 	}
 	errs = append(errs, d.RemoveNetwork(ctx, networkName), d.RemoveNetwork(ctx, egressNetwork), d.RemoveNetwork(ctx, databaseNetwork))
+	// The NATS socket's volume holds nothing but the socket.
+	errs = append(errs, d.RemoveVolume(ctx, natsSocketVolume))
 	if *purge {
 		errs = append(errs, d.RemoveVolume(ctx, natsVolume))
 	}

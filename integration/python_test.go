@@ -1,0 +1,69 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/auth"
+)
+
+// formatTools is a user tool file whose schema the two SDKs must export
+// alike.
+const formatTools = `def shout(text: str, times: int = 1) -> str:
+    """Shouts the text, times times."""
+    return (text.upper() + "!") * times
+`
+
+// TestPythonSDK runs the Python SDK's integration tests
+// (sdk/python/tests/integration: the spec's walkthrough, the error paths,
+// the asyncio client, the tool export against the Go SDK's) against this
+// package's system, as a client with its
+// own credentials: `uv run pytest` with SANDOX_NATS_URL and
+// SANDOX_NATS_CREDS set, as a user's shell would have them.
+// build/scripts/test-deps.sh installs uv.
+func TestPythonSDK(t *testing.T) {
+	uv, err := exec.LookPath("uv")
+	require.NoError(t, err, "uv is needed: build/scripts/test-deps.sh installs it")
+	creds := credsFile(t, auth.RoleClient)
+
+	// The tool export must be the same from both SDKs: the Go SDK writes a
+	// sandbox's tools in every format, and the Python test compares its own.
+	g := newGroup(t, sdk.GroupConfig{ID: "py-formats", Tools: []string{writeFile(t, "fmt_tools.py", formatTools)}})
+	sb := startSandbox(t, g, "py-formats-sb", sdk.SandboxOptions{})
+	formats := t.TempDir()
+	for _, f := range sdk.ToolFormats {
+		data, err := sb.ToolsAs(t.Context(), f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(formats, string(f)+".json"), data, 0o644))
+	}
+
+	cmd := exec.CommandContext(t.Context(), uv, "run", "--frozen", "pytest", "-v", "-m", "integration",
+		"-p", "no:cacheprovider", "tests/integration")
+	cmd.Dir = "../sdk/python"
+	cmd.Env = append(os.Environ(),
+		"SANDOX_IT=1",
+		"SANDOX_NATS_URL="+env.url,
+		"SANDOX_NATS_CREDS="+creds,
+		"UV_PYTHON_DOWNLOADS=never",
+		"SANDOX_IT_FORMATS="+formats,
+		"SANDOX_IT_FORMATS_SANDBOX="+sb.ID(),
+	)
+	out, err := cmd.CombinedOutput()
+	t.Logf("uv run pytest:\n%s", out)
+	require.NoError(t, err, "the Python SDK's integration tests failed")
+	// Every test ran: none was skipped or deselected.
+	summary := regexp.MustCompile(`(?m)^=+ (.*) in [0-9.]+s`).FindSubmatch(out)
+	require.NotNil(t, summary, "no pytest summary")
+	assert.Regexp(t, `^[0-9]+ passed$`, string(summary[1]))
+
+	for _, group := range []string{"py-walk", "py-bad", "py-gone", "py-aio"} {
+		assert.Zero(t, groupContainers(t, group), "containers left by group %s", group)
+	}
+}
