@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/sandox/sandox/services/docker"
 )
@@ -45,6 +46,11 @@ type Config struct {
 	UVVersion string
 	// Progress receives the builds' output; nil discards it.
 	Progress io.Writer
+	// NoPull never asks a registry for an official image (Qdrant's); the
+	// local build is used instead.
+	NoPull bool
+	// PullTimeout bounds one attempt to pull an official image.
+	PullTimeout time.Duration
 }
 
 // DefaultConfig returns the configuration for a source tree at root.
@@ -54,9 +60,10 @@ func DefaultConfig(root string) Config {
 		cache = os.TempDir()
 	}
 	return Config{
-		RepoRoot:  root,
-		CacheDir:  filepath.Join(cache, "sandox"),
-		UVVersion: "0.13.9",
+		RepoRoot:    root,
+		CacheDir:    filepath.Join(cache, "sandox"),
+		UVVersion:   "0.13.9",
+		PullTimeout: 5 * time.Minute,
 	}
 }
 
@@ -70,6 +77,9 @@ type Builder struct {
 func NewBuilder(d *docker.Client, cfg Config) *Builder {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
+	}
+	if cfg.PullTimeout <= 0 {
+		cfg.PullTimeout = 5 * time.Minute
 	}
 	return &Builder{cfg: cfg, docker: d}
 }
@@ -146,23 +156,30 @@ func (b *Builder) Control(ctx context.Context) error {
 }
 
 func (b *Builder) buildIfChanged(ctx context.Context, tag string, files map[string][]byte) error {
-	baseID, err := b.docker.ImageID(ctx, BaseImage)
-	if err != nil {
-		return fmt.Errorf("%s needs %s: %w", tag, BaseImage, err)
-	}
-	hash := docker.ContextHash(files, baseID)
-	if labels, err := b.docker.ImageLabels(ctx, tag); err == nil && labels[docker.HashLabel] == hash {
-		fmt.Fprintf(b.cfg.Progress, "==> %s is current\n", tag)
-		return nil
-	}
-	fmt.Fprintf(b.cfg.Progress, "==> building %s\n", tag)
 	modes := make(map[string]int64, len(files))
 	for name := range files {
 		if name != "Dockerfile" {
 			modes[name] = 0o755 // every other file in these contexts is a binary
 		}
 	}
-	return b.docker.Build(ctx, docker.BuildSpec{
+	_, err := b.buildHashed(ctx, tag, files, modes)
+	return err
+}
+
+// buildHashed builds files as tag unless tag already carries the context's
+// hash, and returns that hash. It blocks until the build ends.
+func (b *Builder) buildHashed(ctx context.Context, tag string, files map[string][]byte, modes map[string]int64) (string, error) {
+	baseID, err := b.docker.ImageID(ctx, BaseImage)
+	if err != nil {
+		return "", fmt.Errorf("%s needs %s: %w", tag, BaseImage, err)
+	}
+	hash := docker.ContextHash(files, baseID)
+	if labels, err := b.docker.ImageLabels(ctx, tag); err == nil && labels[docker.HashLabel] == hash {
+		fmt.Fprintf(b.cfg.Progress, "==> %s is current\n", tag)
+		return hash, nil
+	}
+	fmt.Fprintf(b.cfg.Progress, "==> building %s\n", tag)
+	return hash, b.docker.Build(ctx, docker.BuildSpec{
 		Tag:       tag,
 		Files:     files,
 		Modes:     modes,

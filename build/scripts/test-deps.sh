@@ -34,6 +34,15 @@ fi
 # and the jars fetched once (build/neo4j/pom.xml) into the gitignored cache.
 bash build/scripts/neo4j-jars.sh
 
+# The image builds download wheels on the host with pip (uv for the sandbox
+# image, the pinned qdrant-edge wheels, cached by the hash of
+# services/qdrantedge/requirements.txt in build/wheels.go).
+if ! python3 -m pip --version >/dev/null 2>&1; then
+  echo "test: installing python3-pip" >&2
+  apt-get install -y -qq python3-pip >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq python3-pip >/dev/null; }
+fi
+
 export PATH="$(go env GOPATH)/bin:$PATH"
 if ! command -v nats >/dev/null 2>&1; then
   echo "test: installing the NATS CLI" >&2
