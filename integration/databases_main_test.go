@@ -23,11 +23,12 @@ import (
 var dataEnv struct {
 	neo4jPassword string
 	passwordDir   string
-	// qdrantImage is the Qdrant-compatible image, "" until one is built.
+	// qdrantImage is the image the groups' Qdrant runs.
 	qdrantImage string
 }
 
-// setupDatabaseConfig builds the database images, writes the neo4j
+// setupDatabaseConfig builds the database images (Neo4j here, Qdrant's
+// official image where a registry answers, else the Qdrant-compatible one), writes the neo4j
 // password the orchestrator mounts into every Neo4j container, and gives
 // the worker its database settings.
 func setupDatabaseConfig(ctx context.Context, b *build.Builder, ocfg *orchestrator.Config) error {
@@ -36,6 +37,11 @@ func setupDatabaseConfig(ctx context.Context, b *build.Builder, ocfg *orchestrat
 		return err
 	}
 	ocfg.Neo4jImage = tag
+	q, err := b.Qdrant(ctx)
+	if err != nil {
+		return err
+	}
+	ocfg.QdrantImage, ocfg.QdrantDataDir, dataEnv.qdrantImage = q.Ref, q.DataDir, q.Ref
 	ocfg.DatabaseNetwork = fmt.Sprintf("sandox-it-data-%d", os.Getpid())
 
 	dir, err := os.MkdirTemp("", "sandox-it-secrets")

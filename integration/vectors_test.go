@@ -28,9 +28,6 @@ import (
 // the test serves; a sandbox may read namespace handbook and write
 // namespace notes.
 func TestVectorDatabase(t *testing.T) {
-	if dataEnv.qdrantImage == "" {
-		t.Skip("no Qdrant-compatible image on this branch yet")
-	}
 	dir := t.TempDir()
 	_, err := dummy.Write(dir)
 	require.NoError(t, err)

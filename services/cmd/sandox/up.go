@@ -100,6 +100,10 @@ func up(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	qdrant, err := b.Qdrant(ctx)
+	if err != nil {
+		return err
+	}
 	// The groups' databases: a network of their own, which sandboxes never
 	// join; the orchestrator (health checks) and the data service do.
 	if _, err := d.EnsureNetwork(ctx, databaseNetwork, map[string]string{controlPlaneRole: "database-network"}); err != nil {
@@ -152,6 +156,8 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_DATABASE_NETWORK=" + databaseNetwork,
 			"SANDOX_NEO4J_IMAGE=" + neo4jImage,
 			"SANDOX_NEO4J_PASSWORD_FILE=" + neo4jPasswordFile,
+			"SANDOX_QDRANT_IMAGE=" + qdrant.Ref,
+			"SANDOX_QDRANT_DATA_DIR=" + qdrant.DataDir,
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.
 		// It attaches the loop devices of disk limits: CAP_SYS_ADMIN for the
