@@ -11,9 +11,17 @@ import (
 	"github.com/sandox/sandox/services/data/populate/dummy"
 )
 
-// demoPopulation loads the demo data set's knowledge graph; the data
-// service reads the files from populateDir, where the demo writes them.
-const demoPopulation = `databases:
+// demoPopulation loads the demo data set (two vector namespaces and a
+// knowledge graph); the data service reads the files from populateDir,
+// where the demo writes them.
+const demoPopulation = `chunk: {size: 400, overlap: 40}
+databases:
+  qdrant:
+    handbook:
+      - source: demo/handbook.jsonl
+      - source: demo/incidents.md
+    research:
+      - source: demo/research.csv
   neo4j:
     kg:
       - {source: demo/kg-nodes.csv, format: nodes}
@@ -25,7 +33,7 @@ const demoPopulation = `databases:
 // data set, and a sandbox that may read namespace kg and write namespace
 // scratch: database calls are requests on the bus, checked twice.
 func demoDatabases(ctx context.Context, url, suffix string) error {
-	step("a group with a shared graph database, populated from the demo data set")
+	step("a group with shared databases (Neo4j, Qdrant), populated from the demo data set")
 	if _, err := dummy.Write(filepath.Join(populateDir, "demo")); err != nil {
 		return fmt.Errorf("write the demo data set into %s (run as root, after sandox up): %w", populateDir, err)
 	}
@@ -43,6 +51,7 @@ func demoDatabases(ctx context.Context, url, suffix string) error {
 		Tools: []string{"database_tools"},
 		DatabaseAccess: schemas.DatabaseAccess{
 			{Database: schemas.DatabaseNeo4j, Namespace: "kg", Read: true},
+			{Database: schemas.DatabaseQdrant, Namespace: "handbook", Read: true},
 			{Database: schemas.DatabaseNeo4j, Namespace: "scratch", Read: true, Write: true},
 		},
 		PopulationConfig: cfgFile.Name(),
@@ -54,7 +63,7 @@ func demoDatabases(ctx context.Context, url, suffix string) error {
 		return err
 	}
 	defer func() {
-		step("end the database group (its Neo4j and volume go with it)")
+		step("end the database group (its databases and their volumes go with it)")
 		if err := group.End(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintln(os.Stderr, "end group:", err)
 		}
@@ -66,9 +75,12 @@ func demoDatabases(ctx context.Context, url, suffix string) error {
 	if err := sandbox.Start(ctx); err != nil {
 		return err
 	}
-	step("database calls: read kg, write scratch; writing kg and crafted Cypher are denied")
+	step("database calls: search handbook, read kg, write scratch; writing kg, crafted Cypher and research are denied")
 	obs, err := sandbox.SendActionsJSON(ctx, []byte(`{
 		"database_tools.list_namespaces": {"args": {}},
+		"database_tools.vector_search": {"args": {"namespace": "handbook", "query": "zephyrquartz credentials", "top_k": 3}},
+		"database_tools.vector_search ": {"args": {"namespace": "handbook", "query": "incident commander", "mode": "keyword", "top_k": 2}},
+		"database_tools.vector_search  ": {"args": {"namespace": "research", "query": "bellwether fusion"}},
 		"database_tools.graph_query": {"args": {"namespace": "kg", "query": "MATCH (p:Person)-[:WORKED_ON]->(x:Project) RETURN p.name AS who, x.name AS what ORDER BY who"}},
 		"database_tools.graph_shortest_path": {"args": {"namespace": "kg", "from": "ada", "to": "edsger"}},
 		"database_tools.graph_add_node": {"args": {"namespace": "scratch", "id": "note-1", "labels": ["Note"], "properties": {"text": "written by the demo"}}},
