@@ -187,3 +187,26 @@ func TestParseRefuses(t *testing.T) {
 		})
 	}
 }
+
+func TestLocalSourcesStayInTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("the control plane's secret"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.txt"), []byte("fine to load"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt")))
+	mem := &memVectors{docs: map[string]schemas.VectorDocument{}}
+	r := &populate.Runner{GroupID: "g", Vectors: mem, Dir: dir}
+	cfg, err := populate.Parse(fmt.Sprintf("databases: {qdrant: {ns: [{source: ok.txt}, {source: %s/secret.txt}, {source: ../%s/secret.txt}, {source: link.txt}]}}",
+		outside, filepath.Base(outside)))
+	require.NoError(t, err)
+	out, err := r.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, out, 4)
+	assert.Equal(t, 1, out[0].Loaded)
+	for _, e := range out[1:] {
+		assert.Zero(t, e.Loaded, e.Source)
+		require.Len(t, e.Bad, 1, e.Source)
+		assert.Contains(t, e.Bad[0].Reason, "outside the population directory")
+	}
+	assert.Len(t, mem.docs, 1)
+}

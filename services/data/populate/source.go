@@ -43,9 +43,9 @@ func (f *fetcher) files(ctx context.Context, src string) ([]file, error) {
 	case strings.HasPrefix(src, "http://"), strings.HasPrefix(src, "https://"):
 		return []file{{Name: src, Open: func(ctx context.Context) (io.ReadCloser, error) { return f.get(ctx, src) }}}, nil
 	}
-	path := src
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(f.dir, path)
+	path, err := f.local(src)
+	if err != nil {
+		return nil, err
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -67,6 +67,34 @@ func (f *fetcher) files(ctx context.Context, src string) ([]file, error) {
 		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, err)
 	}
 	return out, nil
+}
+
+// local resolves a local source. With a directory configured (the data
+// service's SANDOX_POPULATE_DIR), a source must stay inside it, symbolic
+// links resolved: a group's config cannot read the control plane's own
+// files (its credentials) into a namespace. Without one (a test, a data
+// service in process) any path is read.
+func (f *fetcher) local(src string) (string, error) {
+	if f.dir == "" {
+		return src, nil
+	}
+	path := src
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(f.dir, path)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %w", ErrSource, src, err)
+	}
+	root, err := filepath.EvalSymlinks(f.dir)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %w", ErrSource, src, err)
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("%w %s: outside the population directory %s", ErrSource, src, f.dir)
+	}
+	return real, nil
 }
 
 func localFile(name, path string) file {
