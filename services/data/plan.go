@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -62,12 +63,14 @@ func planValue(v reflect.Value) (planNode, error) {
 // checkPlan walks the plan Neo4j made for a confined query (EXPLAIN, not
 // run) and refuses it unless every operator that finds nodes from
 // scratch finds only nodes of the namespace: a scan of the namespace
-// label, or a label scan whose rows the very next operator filters on the
-// namespace label. Relationships never cross namespaces (every write is
+// label, or a label or relationship-type scan whose rows the very next
+// operator filters on the namespace label (of the node, or of an end of
+// the relationship). Relationships never cross namespaces (every write is
 // confined the same way), so a traversal from a namespace node stays in
 // the namespace. Anything else that starts a plan is refused: all-node
-// scans, id and index seeks, relationship scans, counts from the count
-// store (they count every namespace), procedure calls and CSV loads.
+// scans, id and index seeks, unfiltered relationship scans, counts from
+// the count store (they count every namespace), procedure calls and CSV
+// loads.
 func checkPlan(n planNode, ns string, parent *planNode) error {
 	label := "NS_" + ns
 	switch n.Op {
@@ -79,8 +82,16 @@ func checkPlan(n planNode, ns string, parent *planNode) error {
 		case "Argument", "EmptyRow", "Create":
 		case "NodeByLabelScan", "IntersectionNodeByLabelsScan":
 			variable, labels, _ := strings.Cut(n.Details, ":")
-			if !hasLabel(labels, label) && !(parent != nil && parent.Op == "Filter" && hasConjunct(parent.Details, variable+":"+label)) {
+			if !hasLabel(labels, label) && !filtered(parent, variable, label) {
 				return fmt.Errorf("%w: the query finds nodes by %q, outside namespace %s", ErrCypherRefused, n.Details, ns)
+			}
+		case "DirectedRelationshipTypeScan", "UndirectedRelationshipTypeScan":
+			// Every relationship of a type, in every namespace: safe only
+			// when the next operator keeps those with an end in this
+			// namespace (relationships never cross namespaces).
+			m := relScan.FindStringSubmatch(n.Details)
+			if m == nil || !(filtered(parent, m[1], label) || filtered(parent, m[2], label)) {
+				return fmt.Errorf("%w: the query finds relationships by %q, outside namespace %s; give their nodes a label", ErrCypherRefused, n.Details, ns)
 			}
 		default:
 			return fmt.Errorf("%w: the query starts with %s, which can reach other namespaces; give every node you match from scratch a label", ErrCypherRefused, n.Op)
@@ -104,13 +115,65 @@ func hasLabel(labels, label string) bool {
 	return false
 }
 
+// relScan reads a relationship scan's details, "(a)-[r:T]->(b)" or
+// "(a)-[r:T]-(b)": the two end variables.
+var relScan = regexp.MustCompile(`^\(([A-Za-z_][A-Za-z0-9_]*)\)<?-\[[^\]]*\]->?\(([A-Za-z_][A-Za-z0-9_]*)\)$`)
+
+// filtered reports whether parent is a Filter whose predicate requires
+// variable to carry label.
+func filtered(parent *planNode, variable, label string) bool {
+	return parent != nil && parent.Op == "Filter" && hasConjunct(parent.Details, variable+":"+label)
+}
+
 // hasConjunct reports whether a filter's predicate is a conjunction with
-// the term want.
+// the term want. A predicate wrapped whole in parentheses is unwrapped
+// first; a term inside any other parentheses does not count.
 func hasConjunct(predicate, want string) bool {
-	for _, c := range strings.Split(predicate, " AND ") {
+	predicate = strings.TrimSpace(predicate)
+	if strings.HasPrefix(predicate, "(") && closes(predicate) == len(predicate)-1 {
+		predicate = predicate[1 : len(predicate)-1]
+	}
+	for _, c := range splitTop(predicate, " AND ") {
 		if strings.TrimSpace(c) == want {
 			return true
 		}
 	}
 	return false
+}
+
+// closes returns the index of the parenthesis closing the one at s[0].
+func closes(s string) int {
+	depth := 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// splitTop splits s at sep outside parentheses and brackets.
+func splitTop(s, sep string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		}
+		if depth == 0 && strings.HasPrefix(s[i:], sep) {
+			out = append(out, s[start:i])
+			start = i + len(sep)
+			i += len(sep) - 1
+		}
+	}
+	return append(out, s[start:])
 }

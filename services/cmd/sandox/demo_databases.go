@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,17 +77,20 @@ func demoDatabases(ctx context.Context, url, suffix string) error {
 		return err
 	}
 	step("database calls: search handbook, read kg, write scratch; writing kg, crafted Cypher and research are denied")
-	obs, err := sandbox.SendActionsJSON(ctx, []byte(`{
-		"database_tools.list_namespaces": {"args": {}},
-		"database_tools.vector_search": {"args": {"namespace": "handbook", "query": "zephyrquartz credentials", "top_k": 3}},
-		"database_tools.vector_search ": {"args": {"namespace": "handbook", "query": "incident commander", "mode": "keyword", "top_k": 2}},
-		"database_tools.vector_search  ": {"args": {"namespace": "research", "query": "bellwether fusion"}},
-		"database_tools.graph_query": {"args": {"namespace": "kg", "query": "MATCH (p:Person)-[:WORKED_ON]->(x:Project) RETURN p.name AS who, x.name AS what ORDER BY who"}},
-		"database_tools.graph_shortest_path": {"args": {"namespace": "kg", "from": "ada", "to": "edsger"}},
-		"database_tools.graph_add_node": {"args": {"namespace": "scratch", "id": "note-1", "labels": ["Note"], "properties": {"text": "written by the demo"}}},
-		"database_tools.graph_add_node ": {"args": {"namespace": "kg", "id": "intruder", "labels": ["Person"]}},
-		"database_tools.graph_query ": {"args": {"namespace": "kg", "query": "MATCH (n) RETURN n"}}
-	}`))
+	act := func(tool, args string) schemas.Action {
+		return schemas.Action{Tool: "database_tools." + tool, Args: json.RawMessage(args)}
+	}
+	obs, err := sandbox.SendActions(ctx, schemas.Actions{
+		act("list_namespaces", `{}`),
+		act("vector_search", `{"namespace": "handbook", "query": "zephyrquartz credentials", "top_k": 3}`),
+		act("vector_search", `{"namespace": "handbook", "query": "incident commander", "mode": "keyword", "top_k": 2}`),
+		act("vector_search", `{"namespace": "research", "query": "bellwether fusion"}`),
+		act("graph_query", `{"namespace": "kg", "query": "MATCH (p:Person)-[:WORKED_ON]->(x:Project) RETURN p.name AS who, x.name AS what ORDER BY who"}`),
+		act("graph_shortest_path", `{"namespace": "kg", "from": "ada", "to": "edsger", "types": ["INSPIRED", "KNOWS"]}`),
+		act("graph_add_node", `{"namespace": "scratch", "id": "note-1", "labels": ["Note"], "properties": {"text": "written by the demo"}}`),
+		act("graph_add_node", `{"namespace": "kg", "id": "intruder", "labels": ["Person"]}`),
+		act("graph_query", `{"namespace": "kg", "query": "MATCH (n) RETURN n"}`),
+	})
 	if err != nil {
 		return err
 	}
