@@ -33,10 +33,6 @@ type LimitChecker interface {
 // the first observation.
 func RunBatch(ctx context.Context, r Resolver, lc LimitChecker, actions schemas.Actions, stopOnError bool, actionTimeout time.Duration) []schemas.Observation {
 	out := make([]schemas.Observation, 0, len(actions))
-	var before []schemas.LimitHit
-	if lc != nil && len(actions) > 0 {
-		before = lc.Check()
-	}
 	failed := ""
 	for _, a := range actions {
 		var obs schemas.Observation
@@ -52,8 +48,10 @@ func RunBatch(ctx context.Context, r Resolver, lc LimitChecker, actions schemas.
 			}
 		}
 		if lc != nil {
-			obs.LimitsHit = append(before, lc.Check()...)
-			before = nil
+			// Check reports what happened since it was last asked: after
+			// the first action, that includes what happened between
+			// batches, which belongs in the first observation too.
+			obs.LimitsHit = lc.Check()
 		}
 		out = append(out, obs)
 	}

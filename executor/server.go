@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -93,6 +94,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	if err := s.nc.Flush(); err != nil {
 		return fmt.Errorf("flush subscriptions: %w", err)
 	}
+	s.announceReady()
+	// What starting allocated (decoded environment, tool schemas, the
+	// JSON Schema compiler's tables) is garbage now: give it back, so that
+	// an idle sandbox holds only what it serves with.
+	debug.FreeOSMemory()
 	s.log.Info("executor serving", "subject", schemas.ActionsSubject(id), "tools", s.reg.String())
 
 	for {
@@ -158,6 +164,20 @@ func (s *Server) reply(m *nats.Msg, res schemas.BatchResult) {
 // serves (schemas.ExecutorReady).
 func (s *Server) servePing(m *nats.Msg) {
 	s.respondJSON(m, schemas.ExecutorReady{Modules: s.reg.Modules()})
+}
+
+// announceReady publishes the ping's answer once on schemas.ReadySubject,
+// where the orchestrator waits for it, so that a start needs no poll. It
+// is sent after the subscriptions are flushed: whoever gets it can send a
+// batch at once. A failure is logged; the orchestrator still pings.
+func (s *Server) announceReady() {
+	data, err := json.Marshal(schemas.ExecutorReady{Modules: s.reg.Modules()})
+	if err == nil {
+		err = s.nc.Publish(schemas.ReadySubject(s.cfg.SandboxID), data)
+	}
+	if err != nil {
+		s.log.Warn("announce readiness", "err", err)
+	}
 }
 
 func (s *Server) serveTools(m *nats.Msg) {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -94,4 +95,29 @@ func TestPingAnswersTheServedModules(t *testing.T) {
 	var ready schemas.ExecutorReady
 	require.NoError(t, json.Unmarshal(m.Data, &ready))
 	assert.Equal(t, []string{"demo_tools", "other_tools"}, ready.Modules)
+}
+
+// The Python tool host starts on the first call of a user tool, not with
+// the executor: importing the tool file leaves a mark only then.
+func TestToolsStartPythonOnFirstUse(t *testing.T) {
+	toolsDir, mark := t.TempDir(), filepath.Join(t.TempDir(), "imported")
+	src := "open(" + strconv.Quote(mark) + ", 'w').close()\n\ndef hi() -> str:\n    return 'hi'\n"
+	require.NoError(t, os.WriteFile(filepath.Join(toolsDir, "lazy_tools.py"), []byte(src), 0o644))
+	reg, closeTools, err := Tools(t.Context(), tools.Env{
+		Executor: schemas.ExecutorEnv{SandboxID: "sb-1", Workspace: t.TempDir(), ToolsDir: toolsDir},
+		Log:      slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	t.Cleanup(closeTools)
+	assert.Equal(t, []string{"filesystem_tools", "lazy_tools", "terminal_tools"}, reg.Modules())
+	_, err = reg.Resolve("terminal_tools.run")
+	require.NoError(t, err)
+	assert.NoFileExists(t, mark, "no Python before a user tool is needed")
+
+	tl, err := reg.Resolve("lazy_tools.hi")
+	require.NoError(t, err)
+	assert.FileExists(t, mark)
+	res, err := tl.Call(t.Context(), json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.JSONEq(t, `"hi"`, string(res.Return))
 }

@@ -161,8 +161,10 @@ func TestSeedToolsList(t *testing.T) {
 }
 
 // TestStatusToolsAreServed checks that the status's tools are what the
-// executor reported serving when it started, not what was asked for: a tool
-// file that fails to import is left out.
+// executor reported serving when it started: its families and the modules
+// of the user's tool files, whose Python host starts on first need. A tool
+// file that fails to import is left out from then on: from the tools
+// listing, and an action on it is an unknown tool.
 func TestStatusToolsAreServed(t *testing.T) {
 	broken := writeFile(t, "broken_tools.py", "raise RuntimeError('does not import')\n")
 	mine := writeFile(t, "fam_tools.py", familyTools)
@@ -176,5 +178,19 @@ func TestStatusToolsAreServed(t *testing.T) {
 	require.NoError(t, sb.Start(t.Context()))
 	st, err := sb.Refresh(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, []string{"fam_tools", "filesystem_tools"}, st.Tools, "running: what the executor serves")
+	assert.Equal(t, []string{"broken_tools", "fam_tools", "filesystem_tools"}, st.Tools, "running: the families and the tool files' modules (no Python started yet)")
+
+	described, err := sb.Tools(t.Context())
+	require.NoError(t, err)
+	var names []string
+	for _, d := range described {
+		names = append(names, d.Name)
+	}
+	assert.Contains(t, names, "fam_tools.hello")
+	for _, n := range names {
+		assert.False(t, strings.HasPrefix(n, "broken_tools."), "the broken file serves nothing: %s", n)
+	}
+	obs := send(t, sb, `{"broken_tools.anything": {"args": {}}}`)
+	require.NotNil(t, obs[0].Error)
+	assert.Equal(t, schemas.CodeUnknownTool, obs[0].Error.Code)
 }

@@ -114,8 +114,13 @@ func TestFirstLight(t *testing.T) {
 		js, _ := jetstream.New(env.nc)
 		stream, err := js.Stream(ctx, schemas.EventStream)
 		require.NoError(t, err)
-		m, err := stream.GetLastMsgForSubject(ctx, schemas.ObservationSubject(sb.ID(), f.BatchID()))
-		require.NoError(t, err, "observations of batch %s not in %s", f.BatchID(), schemas.EventStream)
+		// The stream stores what it captures apart from the delivery to the
+		// SDK, so the record may land a moment after the answer.
+		var m *jetstream.RawStreamMsg
+		require.Eventually(t, func() bool {
+			m, err = stream.GetLastMsgForSubject(ctx, schemas.ObservationSubject(sb.ID(), f.BatchID()))
+			return err == nil
+		}, 5*time.Second, 20*time.Millisecond, "observations of batch %s not in %s", f.BatchID(), schemas.EventStream)
 		require.Contains(t, string(m.Data), "later", "audit record: want the observations")
 	})
 

@@ -51,6 +51,13 @@ func ActionsSubject(sandboxID string) string { return "sandbox." + sandboxID + "
 // PingSubject answers when the sandbox's executor is ready.
 func PingSubject(sandboxID string) string { return "sandbox." + sandboxID + ".ping" }
 
+// ReadySubject is where a sandbox's executor announces, once, that it
+// serves every other subject of its sandbox (an ExecutorReady). The
+// orchestrator subscribes to it before it starts the container, so a start
+// waits for no poll; a ping whose reply subject is ReadySubject is answered
+// there too.
+func ReadySubject(sandboxID string) string { return "sandox.ready." + sandboxID }
+
 // ToolsSubject answers with the descriptions of the sandbox's tools.
 func ToolsSubject(sandboxID string) string { return "sandbox." + sandboxID + ".tools" }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,6 +21,9 @@ type conn struct {
 	nc    *nats.Conn
 	js    jetstream.JetStream
 	owned bool
+
+	muxMu sync.Mutex
+	muxes map[string]*replyMux // by sandbox id (demux.go)
 }
 
 func dial(o options) (*conn, error) {
@@ -50,6 +54,7 @@ func dial(o options) (*conn, error) {
 }
 
 func (c *conn) close() {
+	c.closeMuxes()
 	if c.owned {
 		c.nc.Close()
 	}

@@ -16,7 +16,7 @@ import (
 // Future is the pending answer to an action batch sent with
 // SendActionsAsync. Wait blocks for it; Poll checks without blocking; Close
 // gives it up. It is safe for concurrent use, and the answer, once in, is
-// kept. A Future starts no goroutine: its subscriptions deliver into
+// kept. A Future starts no goroutine: its sandbox's replyMux delivers into
 // channels that Wait and Poll read.
 type Future struct {
 	sandbox *Sandbox
@@ -31,7 +31,8 @@ type Future struct {
 	events  chan *nats.Msg
 
 	mu    sync.Mutex
-	subs  []*nats.Subscription // nil once settled or closed
+	reply *nats.Subscription // the batch's reply subject; nil once settled or closed
+	unmux func()             // leaves the sandbox's replyMux; nil once settled or closed
 	obs   []schemas.Observation
 	err   error
 	done  chan struct{}
@@ -104,7 +105,7 @@ func (f *Future) Poll() (obs []schemas.Observation, done bool, err error) {
 	}
 }
 
-// Close gives the future up: it releases its subscriptions, and Wait and
+// Close gives the future up: it drops its reply subscription, and Wait and
 // Poll return ErrClosed from then on, unless the answer had already
 // arrived. The batch itself still runs in the sandbox. Close is idempotent
 // and never blocks.
@@ -113,12 +114,17 @@ func (f *Future) Close() error {
 	return nil
 }
 
-// release drops the subscriptions of a future that was never handed out.
+// release drops the future's reply subscription and takes it off its
+// sandbox's replyMux.
 func (f *Future) release() {
-	for _, s := range f.subs {
-		_ = s.Unsubscribe()
+	if f.reply != nil {
+		_ = f.reply.Unsubscribe()
+		f.reply = nil
 	}
-	f.subs = nil
+	if f.unmux != nil {
+		f.unmux()
+		f.unmux = nil
+	}
 }
 
 func (f *Future) result() ([]schemas.Observation, error) {
@@ -127,8 +133,8 @@ func (f *Future) result() ([]schemas.Observation, error) {
 	return f.obs, f.err
 }
 
-// settle records the future's outcome once and releases its
-// subscriptions; later calls change nothing.
+// settle records the future's outcome once and takes the future off its
+// sandbox's replyMux; later calls change nothing.
 func (f *Future) settle(obs []schemas.Observation, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -138,10 +144,7 @@ func (f *Future) settle(obs []schemas.Observation, err error) {
 	default:
 	}
 	f.obs, f.err = obs, err
-	for _, s := range f.subs {
-		_ = s.Unsubscribe()
-	}
-	f.subs = nil
+	f.release()
 	close(f.done)
 	if f.unwat != nil {
 		f.unwat()

@@ -82,9 +82,10 @@ func TestWaitDeadline(t *testing.T) {
 	assert.Equal(t, "done\n", obs[0].Stdout)
 }
 
-// TestFutureClose checks that a future given up releases its
-// subscriptions at once and answers ErrClosed, on a connection the caller
-// owns (so that the subscriptions can be counted).
+// TestFutureClose checks that a future given up drops its reply
+// subscription and answers ErrClosed, and that batches share their
+// sandbox's event subscription, which End drops, on a connection the
+// caller owns (so that the subscriptions can be counted).
 func TestFutureClose(t *testing.T) {
 	s := startSandox(t)
 	nc := connect(t, s.url)
@@ -93,9 +94,9 @@ func TestFutureClose(t *testing.T) {
 
 	f, err := sb.SendActionsAsync(t.Context(), run(t, "sleep 1"))
 	require.NoError(t, err)
-	assert.Equal(t, before+2, nc.NumSubscriptions(), "the reply subject and the sandbox's events")
+	assert.Equal(t, before+2, nc.NumSubscriptions(), "the batch's reply subject and the sandbox's events")
 	require.NoError(t, f.Close())
-	assert.Equal(t, before, nc.NumSubscriptions(), "Close releases both")
+	assert.Equal(t, before+1, nc.NumSubscriptions(), "Close drops the reply; the events stay for the next batches")
 	require.NoError(t, f.Close(), "Close twice")
 
 	_, err = f.Wait(t.Context())
@@ -109,7 +110,9 @@ func TestFutureClose(t *testing.T) {
 	obs, err := sb.SendActions(t.Context(), run(t, "echo next"))
 	require.NoError(t, err)
 	assert.Equal(t, "next\n", obs[0].Stdout)
-	assert.Equal(t, before, nc.NumSubscriptions(), "a synchronous batch leaves nothing behind")
+	assert.Equal(t, before+1, nc.NumSubscriptions(), "a synchronous batch leaves only the sandbox's events")
+	require.NoError(t, sb.End(t.Context()))
+	assert.Equal(t, before, nc.NumSubscriptions(), "End drops the sandbox's subscriptions")
 }
 
 // TestGroupClose checks that closing a group closes its open futures and

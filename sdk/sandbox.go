@@ -82,7 +82,11 @@ func (s *Sandbox) End(ctx context.Context) error {
 	if err == nil {
 		s.group.mu.Lock()
 		delete(s.group.sandboxes, s.id)
+		c := s.group.conn
 		s.group.mu.Unlock()
+		if c != nil {
+			c.dropMux(s.id)
+		}
 	}
 	return err
 }
@@ -149,7 +153,9 @@ func (s *Sandbox) SendActionsJSON(ctx context.Context, payload []byte, opts ...S
 //
 // The order is the protocol's (docs/subjects.md): subscribe to the reply
 // subject and to the sandbox's events, then publish the batch, so that
-// neither the answer nor an event that loses the batch can be missed.
+// neither the answer nor an event that loses the batch can be missed. The
+// event subscription is the sandbox's, made on its first batch and shared
+// by all its batches (replyMux); the reply subscription is the batch's.
 func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions, opts ...SendOption) (*Future, error) {
 	if len(actions) == 0 {
 		return nil, fmt.Errorf("%w: no actions", ErrBadRequest)
@@ -176,16 +182,14 @@ func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions,
 		done:    make(chan struct{}),
 	}
 	reply := schemas.ObservationSubject(s.id, batch)
-	for _, sub := range []struct {
-		subject string
-		ch      chan *nats.Msg
-	}{{reply, f.replies}, {schemas.SandboxEventSubject(s.id), f.events}} {
-		ns, err := c.nc.ChanSubscribe(sub.subject, sub.ch)
-		if err != nil {
-			f.release()
-			return nil, fmt.Errorf("%w: subscribe to %s: %w", ErrUnavailable, sub.subject, err)
-		}
-		f.subs = append(f.subs, ns)
+	m, err := c.mux(s.id)
+	if err != nil {
+		return nil, err
+	}
+	f.unmux = m.add(f)
+	if f.reply, err = c.nc.ChanSubscribe(reply, f.replies); err != nil {
+		f.release()
+		return nil, fmt.Errorf("%w: subscribe to %s: %w", ErrUnavailable, reply, err)
 	}
 	msg := nats.NewMsg(schemas.ActionsSubject(s.id))
 	msg.Reply = reply

@@ -13,6 +13,7 @@ import (
 type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]Tool // by FullName
+	lazy  []*lazySource   // modules loaded on first need (AddLazy)
 }
 
 // NewRegistry returns a registry holding tools.
@@ -42,6 +43,9 @@ func (r *Registry) Add(tools ...Tool) {
 // or CodeAmbiguousTool that lists what would have matched.
 func (r *Registry) Resolve(ref string) (Tool, error) {
 	if err := schemas.CheckToolRef(ref); err != nil {
+		return Tool{}, err
+	}
+	if err := r.loadFor(ref); err != nil {
 		return Tool{}, err
 	}
 	name := schemas.ToolName(ref)
@@ -89,6 +93,12 @@ func (r *Registry) hasModule(module string) bool {
 func (r *Registry) modules() []string {
 	seen := map[string]bool{}
 	var out []string
+	for _, m := range r.pendingModules() {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
 	for _, t := range r.tools {
 		if !seen[t.Module] {
 			seen[t.Module] = true
@@ -106,8 +116,11 @@ func (r *Registry) Modules() []string {
 	return r.modules()
 }
 
-// Describe returns the description of every tool, sorted by name.
+// Describe returns the description of every tool, sorted by name. It
+// loads the modules added with AddLazy first; one that fails to load is
+// left out.
 func (r *Registry) Describe() []schemas.ToolDescription {
+	_ = r.loadLazy(func(*lazySource) bool { return true })
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]schemas.ToolDescription, 0, len(r.tools))
@@ -118,7 +131,10 @@ func (r *Registry) Describe() []schemas.ToolDescription {
 	return out
 }
 
-// String lists the registered tools, for logs.
+// String lists the registered tools, for logs; it loads nothing.
 func (r *Registry) String() string {
-	return fmt.Sprintf("%d tools in %s", len(r.Describe()), strings.Join(r.Modules(), ", "))
+	r.mu.RLock()
+	n := len(r.tools)
+	r.mu.RUnlock()
+	return fmt.Sprintf("%d tools in %s", n, strings.Join(r.Modules(), ", "))
 }

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# Runs the benchmarks on real components (Docker engine, NATS, sandbox
-# containers) and prints a table of time per operation. Needs what the tests
-# need: run build/scripts/test.sh once first on a fresh machine.
-#   bash build/scripts/bench.sh [iterations]   (default 30)
+# Brings sandox up as `sandox up` runs it (NATS and the orchestrator in
+# their containers), runs build/cmd/sandox-bench against it, prints its one
+# table and brings sandox down again. The peer run uses llm-sandbox from
+# PyPI in a virtual environment under ~/.cache/sandox (made once). CI does
+# not run it. Flags go to sandox-bench, e.g.
+#   bash build/scripts/bench.sh -cold 10 -idle 100
+# Run it under the shared Docker lock on a machine where others use Docker:
+#   flock /tmp/sandox-docker.lock bash build/scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-n="${1:-30}"
 bash build/scripts/engine.sh >&2
-out=$(go test -run '^$' -bench . -benchtime "${n}x" ./integration/)
-echo "$out" | awk -v n="$n" '
-  /^Benchmark/ {
-    name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
-    ms = $3 / 1e6
-    rows[++count] = sprintf("| %-40s | %10.2f ms |", name, ms)
-  }
-  END {
-    if (count == 0) { print "no benchmark results" > "/dev/stderr"; exit 1 }
-    printf "| %-40s | %13s |\n", "benchmark (" n " iterations)", "time per op"
-    printf "|%s|%s|\n", "------------------------------------------", "---------------"
-    for (i = 1; i <= count; i++) print rows[i]
-  }'
+
+venv="${SANDOX_BENCH_VENV:-$HOME/.cache/sandox/bench-venv}"
+if ! "$venv/bin/python" -c 'import llm_sandbox' 2>/dev/null; then
+  echo "installing llm-sandbox into $venv" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q 'llm-sandbox[docker]==0.3.46' >&2
+fi
+
+bin="$(mktemp -d)"
+go build -o "$bin/" ./services/cmd/sandox ./build/cmd/sandox-bench
+"$bin/sandox" up >&2
+trap '"$bin/sandox" down >&2; rm -rf "$bin"' EXIT
+# The NATS container's own address: round trips are also timed without the
+# engine's userland proxy of the published port.
+direct="nats://$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' sandox-nats):4222"
+"$bin/sandox-bench" -python "$venv/bin/python" -direct-nats "$direct" "$@"

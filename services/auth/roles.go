@@ -30,8 +30,8 @@ const (
 	RoleAudit Role = "audit"
 	// RoleSandbox is one sandbox's executor: it subscribes to
 	// sandbox.<id>.> only, and publishes replies to requests it received,
-	// the audit records of its own batches and answers, and requests to
-	// the control-plane services (schemas.SandboxServiceSubjects).
+	// the audit records of its own batches and answers, its readiness
+	// announcement, and requests to the control-plane services (schemas.SandboxServiceSubjects).
 	RoleSandbox Role = "sandbox"
 	// RoleSearch is the web search service: it takes requests on
 	// schemas.SearchSubject and publishes only its replies.
@@ -113,6 +113,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 		p.Pub.Allow.Add(
 			schemas.BatchRecordSubject(sandboxID),
 			schemas.ObservationSubject(sandboxID, "*"),
+			schemas.ReadySubject(sandboxID),
 		)
 		p.Pub.Allow.Add(schemas.SandboxServiceSubjects()...)
 		if len(grants) > 0 {

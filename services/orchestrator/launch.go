@@ -1,12 +1,6 @@
 package orchestrator
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"time"
-
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -72,43 +66,5 @@ func (w *Worker) sandboxTmpfs() map[string]string {
 		"/tmp":        "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777",
 		"/dev/shm":    "rw,nosuid,nodev,noexec,size=" + w.cfg.ShmSize + ",mode=1777",
 		"/dev/mqueue": "ro,nosuid,nodev,noexec,size=4k,mode=0555",
-	}
-}
-
-// waitReady waits until the sandbox's executor answers a ping, the
-// container stops (an error with its last log lines), or ReadyTimeout.
-func (w *Worker) waitReady(ctx context.Context, st schemas.SandboxStatus) error {
-	_, err := w.awaitReady(ctx, st)
-	return err
-}
-
-// awaitReady is waitReady returning the executor's answer: the tool modules
-// it serves. An answer that is not an ExecutorReady (an executor older than
-// the answer) counts as ready, with no modules.
-func (w *Worker) awaitReady(ctx context.Context, st schemas.SandboxStatus) (schemas.ExecutorReady, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
-	defer cancel()
-	for {
-		pctx, pcancel := context.WithTimeout(ctx, 250*time.Millisecond)
-		m, err := w.nc.RequestWithContext(pctx, schemas.PingSubject(st.ID), nil)
-		pcancel()
-		if err == nil {
-			var ready schemas.ExecutorReady
-			if err := json.Unmarshal(m.Data, &ready); err != nil {
-				w.log.Warn("the executor's ready answer is not an ExecutorReady", "sandbox", st.ID, "err", err)
-			}
-			return ready, nil
-		}
-		state, err := w.rt.Inspect(ctx, st.Container)
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return schemas.ExecutorReady{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
-		}
-		if err == nil && !state.Running {
-			logs, _ := w.rt.Logs(context.WithoutCancel(ctx), st.Container, 20)
-			return schemas.ExecutorReady{}, schemas.Errorf(schemas.CodeUnavailable, "sandbox %s exited during start (exit code %d, oom killed %t): %s", st.ID, state.ExitCode, state.OOMKilled, logs)
-		}
-		if ctx.Err() != nil {
-			return schemas.ExecutorReady{}, schemas.Errorf(schemas.CodeTimeout, "sandbox %s did not answer within %s", st.ID, w.cfg.ReadyTimeout)
-		}
 	}
 }

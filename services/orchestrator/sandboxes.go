@@ -170,10 +170,15 @@ func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas
 
 // doStartSandbox starts the container and waits until its executor answers.
 func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, cmdID string) (schemas.SandboxStatus, error) {
+	rw, err := w.watchReady(st.ID)
+	if err != nil {
+		return st, err
+	}
+	defer rw.Close()
 	if err := w.rt.Start(ctx, st.Container); err != nil {
 		return st, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
-	ready, err := w.awaitReady(ctx, st)
+	ready, err := w.awaitReady(ctx, st, rw)
 	if err != nil {
 		st.State, st.Reason = schemas.StateFailed, err.Error()
 		_ = w.store.putSandbox(ctx, &st)

@@ -121,11 +121,17 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 	// that sees the event cannot have reached the new one
 	// (schemas.EventRestarted).
 	w.publishEvent(schemas.Event{Kind: schemas.EventRestarted, GroupID: st.GroupID, SandboxID: id, Reason: why, Message: "restarted: " + why, Sandbox: &st})
+	rw, err := w.watchReady(id)
+	if err != nil {
+		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
+		return
+	}
+	defer rw.Close()
 	if err := w.rt.Restart(ctx, st.Container); err != nil {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
 		return
 	}
-	if err := w.waitReady(ctx, st); err != nil {
+	if err := w.waitReady(ctx, st, rw); err != nil {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s: %v", why, err))
 		return
 	}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// cpuTimes reads the host's total and idle CPU time (in clock ticks) from
+// /proc/stat.
+func cpuTimes() (total, idle uint64, err error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	for i, s := range f[1:] {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/stat: %w", err)
+		}
+		total += v
+		if i == 3 || i == 4 { // idle, iowait
+			idle += v
+		}
+	}
+	return total, idle, nil
+}
+
+// memUsed is the host's memory in use: MemTotal less MemAvailable, in
+// bytes, and MemTotal.
+func memUsed() (used, total int64, err error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	var avail int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		switch k {
+		case "MemTotal":
+			total = kb << 10
+		case "MemAvailable":
+			avail = kb << 10
+		}
+	}
+	return total - avail, total, sc.Err()
+}
+
+// containerProcs maps a container id to the host pids of its processes, for
+// the containers in ids, by reading every process's cgroup.
+func containerProcs(ids []string) map[string][]int {
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := map[string][]int{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		cg, err := os.ReadFile(filepath.Join(d, "cgroup"))
+		if err != nil {
+			continue
+		}
+		for _, line := range bytes.Split(cg, []byte("\n")) {
+			i := bytes.LastIndex(line, []byte("/docker/"))
+			if i < 0 {
+				continue
+			}
+			id := string(line[i+len("/docker/"):])
+			if want[id] {
+				out[id] = append(out[id], pid)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// procRSS returns a process's resident set in bytes and its command name.
+func procRSS(pid int) (int64, string) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, ""
+	}
+	var rss int64
+	var name string
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch k {
+		case "Name":
+			name = strings.TrimSpace(v)
+		case "VmRSS":
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			rss = kb << 10
+		}
+	}
+	return rss, name
+}
+
+// procMem returns a process's proportional set (its share of pages shared
+// with other processes, such as the executor binary's pages shared by
+// every sandbox) and its anonymous memory, in bytes, from smaps_rollup.
+func procMem(pid int) (pss, anon int64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		switch k {
+		case "Pss":
+			pss = kb << 10
+		case "Anonymous":
+			anon = kb << 10
+		}
+	}
+	return pss, anon
+}
