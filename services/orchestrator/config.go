@@ -9,6 +9,10 @@ import (
 type Config struct {
 	// Worker names this worker in results and logs.
 	Worker string
+	// System names the sandox system the worker belongs to; its
+	// containers and volumes carry it in LabelSystem, so that `sandox
+	// down` or a test's teardown removes only its own. "" sets no label.
+	System string
 	// SandboxImage is the default sandbox image every sandbox builds on.
 	SandboxImage string
 	// Network is the Docker network sandbox containers join; NATS must be
@@ -72,6 +76,16 @@ type Config struct {
 	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
 	// memory), where POSIX shared memory and semaphores live.
 	ShmSize string
+	// Events bounds what the audit log SANDOX_EVENTS keeps.
+	Events Retention
+	// Replicas is how many copies of each stream and bucket the cluster
+	// keeps; 0 chooses (see Replicas).
+	Replicas int
+	// LifetimeInterval is how often the worker looks for sandboxes and
+	// groups whose TTL or idle timeout is over.
+	LifetimeInterval time.Duration
+	// ImageGC says when unused sandbox-tools images are removed.
+	ImageGC ImageGC
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -92,10 +106,13 @@ func DefaultConfig() Config {
 		EgressDir:            "/var/lib/sandox/egress",
 		EgressNetwork:        "sandox-egress",
 		TmpSize:              "256m",
+		ShmSize:              "64m",
 		DatabaseNetwork:      "sandox-data",
 		QdrantDataDir:        "/data",
 		DatabaseReadyTimeout: 2 * time.Minute,
 		PopulateTimeout:      10 * time.Minute,
-		ShmSize:              "64m",
+		Events:               DefaultRetention(),
+		LifetimeInterval:     5 * time.Second,
+		ImageGC:              DefaultImageGC(),
 	}
 }

@@ -66,6 +66,9 @@ func groupDatabases(spec schemas.GroupSpec) []string {
 // databaseSpec is the container of one database of a group.
 func (w *Worker) databaseSpec(groupID, db string) (ContainerSpec, int, error) {
 	labels := map[string]string{LabelManaged: "true", LabelGroup: groupID, LabelDatabase: db}
+	if w.cfg.System != "" {
+		labels[LabelSystem] = w.cfg.System
+	}
 	spec := ContainerSpec{
 		Name:    DatabaseName(groupID, db),
 		Labels:  labels,

@@ -24,8 +24,11 @@ type Worker struct {
 	rt    Runtime
 	store *store
 	log   *slog.Logger
-	locks keyedMutex
-	disks diskPool
+	// account is the worker's own NATS account, which must have issued
+	// the callers it records as verified (see callerOf).
+	account string
+	locks   keyedMutex
+	disks   diskPool
 	// egress runs the allowlist proxies of this worker's sandboxes.
 	egress egress.Proxies
 	// engine caches the ledger key of the engine (see engineKey).
@@ -42,14 +45,14 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	if err := Setup(ctx, js); err != nil {
+	if err := SetupWith(ctx, js, cfg.Events, Replicas(nc, cfg.Replicas)); err != nil {
 		return nil, err
 	}
 	st, err := openStore(ctx, js)
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir)}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc)}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
@@ -80,6 +83,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("consume %s: %w", schemas.CommandStream, err)
 	}
 	w.reconcile(ctx)
+	w.markLost(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
 		return err
@@ -97,6 +101,8 @@ func (w *Worker) Run(ctx context.Context) error {
 		bg.Wait()
 	}()
 	bg.Go(func() { w.watch(stopped) })
+	bg.Go(func() { w.sweepLifetimes(stopped) })
+	bg.Go(func() { w.collectImagesEvery(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		iter.Drain()
@@ -140,6 +146,12 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Ack()
 		return
 	}
+
+	var delivery uint64
+	if md, err := msg.Metadata(); err == nil {
+		delivery = md.NumDelivered
+	}
+	w.recordCommand(cmd, msg.Headers(), delivery)
 
 	stop := keepAlive(msg, w.cfg.AckWait/3)
 	start := time.Now()

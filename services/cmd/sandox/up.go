@@ -23,9 +23,12 @@ import (
 
 // The control plane's Docker names.
 const (
-	networkName      = "sandox"
-	natsContainer    = "sandox-nats"
-	orchContainer    = "sandox-orchestrator"
+	networkName   = "sandox"
+	natsContainer = "sandox-nats"
+	orchContainer = "sandox-orchestrator"
+	// upSystem is the system name of what `sandox up` runs (the label
+	// dev.sandox.system on its sandboxes): `sandox down` removes those only.
+	upSystem         = "local"
 	searchContainer  = "sandox-search"
 	dataContainer    = "sandox-data"
 	databaseNetwork  = "sandox-data"
@@ -158,6 +161,7 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_NEO4J_PASSWORD_FILE=" + neo4jPasswordFile,
 			"SANDOX_QDRANT_IMAGE=" + qdrant.Ref,
 			"SANDOX_QDRANT_DATA_DIR=" + qdrant.DataDir,
+			"SANDOX_SYSTEM=" + upSystem,
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.
 		// It attaches the loop devices of disk limits: CAP_SYS_ADMIN for the

@@ -149,6 +149,8 @@ class SandboxSpec(SentModel):
     compute: ComputeResources | None = Field(default=None)
     databases: DatabaseAccess | None = Field(default=None)
     egress: Egress | None = Field(default=None)
+    ttl_seconds: float | None = Field(default=None)
+    idle_timeout_seconds: float | None = Field(default=None)
 
 
 class GroupSpec(SentModel):
@@ -164,6 +166,7 @@ class GroupSpec(SentModel):
     sandboxes: list[SandboxSpec] | None = Field(default=None)
     overcommit: float | None = Field(default=None)
     egress: Egress | None = Field(default=None)
+    ttl_seconds: float | None = Field(default=None)
 
 
 class Command(SentModel):
@@ -199,6 +202,9 @@ class GroupStatus(ReadModel):
     spec: GroupSpec
     sandboxes: NilList[str]
     databases: list[DatabaseEndpoint] | None = Field(default=None)
+    created_at: datetime | None = Field(default=None)
+    expires_at: datetime | None = Field(default=None)
+    expired: str | None = Field(default=None)
     updated_at: datetime
 
 
@@ -238,6 +244,12 @@ class SandboxStatus(ReadModel):
     oom_kills: int | None = Field(default=None)
     restarts: int | None = Field(default=None)
     last_oom_at: datetime | None = Field(default=None)
+    last_exit_at: datetime | None = Field(default=None)
+    created_at: datetime | None = Field(default=None)
+    started_at: datetime | None = Field(default=None)
+    expires_at: datetime | None = Field(default=None)
+    idle_timeout_seconds: float | None = Field(default=None)
+    expired: str | None = Field(default=None)
     updated_at: datetime
 
 
@@ -281,7 +293,7 @@ class DatabaseRequest(ReadModel):
     args: Any = Field(default=None)
 
 
-EventKind = Literal["created", "started", "start_failed", "oom_killed", "restarted", "exited", "ended"]
+EventKind = Literal["created", "started", "start_failed", "oom_killed", "restarted", "exited", "expired", "ended"]
 """EventKind: the values of schemas.EventKind in Go."""
 
 

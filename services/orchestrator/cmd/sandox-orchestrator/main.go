@@ -32,9 +32,10 @@ func main() {
 func run(ctx context.Context, args []string, log *slog.Logger) error {
 	cfg := orchestrator.DefaultConfig()
 	fs := flag.NewFlagSet("sandox-orchestrator", flag.ContinueOnError)
-	natsURL := fs.String("nats", envOr("SANDOX_NATS_URL", nats.DefaultURL), "NATS URL of this worker (env SANDOX_NATS_URL)")
+	natsURL := fs.String("nats", envOr("SANDOX_NATS_URL", nats.DefaultURL), "NATS URL of this worker, or a comma-separated list of a cluster's (env SANDOX_NATS_URL)")
 	creds := fs.String("creds", os.Getenv("SANDOX_NATS_CREDS"), "NATS credentials file (env SANDOX_NATS_CREDS)")
 	fs.StringVar(&cfg.Worker, "name", envOr("SANDOX_WORKER", cfg.Worker), "worker name")
+	fs.StringVar(&cfg.System, "system", os.Getenv("SANDOX_SYSTEM"), "name of this sandox system, set as the label dev.sandox.system on its sandboxes (env SANDOX_SYSTEM)")
 	fs.StringVar(&cfg.SandboxImage, "sandbox-image", cfg.SandboxImage, "default sandbox image")
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "Docker network of sandbox containers")
 	fs.StringVar(&cfg.SandboxNATSURL, "sandbox-nats", envOr("SANDOX_SANDBOX_NATS_URL", cfg.SandboxNATSURL), "NATS URL as sandboxes see it (env SANDOX_SANDBOX_NATS_URL)")
@@ -51,6 +52,12 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.QdrantImage, "qdrant-image", os.Getenv("SANDOX_QDRANT_IMAGE"), "image of the groups' Qdrant-compatible service (env SANDOX_QDRANT_IMAGE)")
 	fs.StringVar(&cfg.QdrantDataDir, "qdrant-data-dir", envOr("SANDOX_QDRANT_DATA_DIR", cfg.QdrantDataDir), "where the Qdrant image keeps its data (env SANDOX_QDRANT_DATA_DIR)")
 	fs.StringVar(&cfg.Neo4jPasswordFile, "neo4j-password-file", os.Getenv("SANDOX_NEO4J_PASSWORD_FILE"), "host path of the neo4j password, bound into every Neo4j (env SANDOX_NEO4J_PASSWORD_FILE)")
+	fs.IntVar(&cfg.Replicas, "replicas", 0, "copies of each stream and bucket; 0 is 3 on a cluster of three or more nodes, else 1")
+	fs.DurationVar(&cfg.Events.MaxAge, "events-max-age", cfg.Events.MaxAge, "how long the audit log SANDOX_EVENTS keeps events; 0 keeps them for ever")
+	fs.Int64Var(&cfg.Events.MaxBytes, "events-max-bytes", cfg.Events.MaxBytes, "how many bytes of events SANDOX_EVENTS keeps (oldest dropped first); 0 is no limit")
+	fs.DurationVar(&cfg.ImageGC.Interval, "image-gc-interval", cfg.ImageGC.Interval, "how often unused sandbox-tools images are garbage-collected; 0 turns it off")
+	fs.DurationVar(&cfg.ImageGC.MaxAge, "image-gc-max-age", cfg.ImageGC.MaxAge, "unused sandbox-tools images built longer ago than this are removed")
+	fs.IntVar(&cfg.ImageGC.Keep, "image-gc-keep", cfg.ImageGC.Keep, "how many of the newest sandbox-tools images are kept unless too old")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
