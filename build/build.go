@@ -3,7 +3,8 @@
 // (scripts/base-image.sh: pulled where a registry answers, else made with
 // debootstrap), the default sandbox image (sandbox.Dockerfile: the executor
 // built on this machine, uv from its PyPI wheel) and the control-plane
-// image (control.Dockerfile: NATS, the orchestrator and the search service).
+// image (control.Dockerfile: NATS, the orchestrator, the search service and
+// the data service).
 //
 // Each image carries a label with the hash of its build context, so a build
 // whose inputs did not change is skipped.
@@ -144,11 +145,16 @@ func (b *Builder) Control(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	data, err := b.goBinary(ctx, "sandox-data", "./services/data/cmd/sandox-data")
+	if err != nil {
+		return err
+	}
 	return b.buildIfChanged(ctx, ControlImage, map[string][]byte{
 		"Dockerfile":          controlDockerfile,
 		"sandox-nats":         nats,
 		"sandox-orchestrator": orch,
 		"sandox-search":       search,
+		"sandox-data":         data,
 	})
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // Service runs inside the NATS server's process. It configures the server
@@ -126,6 +128,8 @@ func (s *Service) selfCreds() (Creds, error) {
 // request and reply are the service's wire messages.
 type request struct {
 	SandboxID string `json:"sandbox_id"`
+	// Grants are the sandbox's database grants (mint only).
+	Grants []schemas.DatabaseGrant `json:"grants,omitempty"`
 	// SocketOnly (mint only) makes the identity valid on the server's Unix
 	// socket alone.
 	SocketOnly bool `json:"socket_only,omitempty"`
@@ -145,7 +149,7 @@ func (s *Service) serveMint(m *nats.Msg) {
 		s.respond(m, reply{Error: "bad request: " + err.Error()})
 		return
 	}
-	creds, err := s.MintSandbox(req.SandboxID, req.SocketOnly)
+	creds, err := s.MintSandbox(req.SandboxID, req.SocketOnly, req.Grants...)
 	if err != nil {
 		s.respond(m, reply{Error: err.Error()})
 		return
@@ -179,11 +183,11 @@ func (s *Service) respond(m *nats.Msg, r reply) {
 	}
 }
 
-// MintSandbox issues a new identity for the sandbox id (see
-// Authority.MintSandbox) and remembers it, so that RevokeSandbox can revoke
-// it.
-func (s *Service) MintSandbox(id string, socketOnly bool) (Creds, error) {
-	creds, err := s.auth.MintSandbox(id, socketOnly)
+// MintSandbox issues a new identity for the sandbox id, allowed the
+// database subjects of grants (see Authority.MintSandbox), and remembers
+// it, so that RevokeSandbox can revoke it.
+func (s *Service) MintSandbox(id string, socketOnly bool, grants ...schemas.DatabaseGrant) (Creds, error) {
+	creds, err := s.auth.MintSandbox(id, socketOnly, grants...)
 	if err != nil {
 		return Creds{}, err
 	}

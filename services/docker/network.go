@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -92,4 +93,14 @@ func splitProto(port string) (string, string) {
 		}
 	}
 	return "tcp", port
+}
+
+// ConnectNetwork attaches the container to the network as well; one
+// already attached is no error.
+func (c *Client) ConnectNetwork(ctx context.Context, networkName, container string) error {
+	err := c.api.NetworkConnect(ctx, networkName, container, nil)
+	if err != nil && !errdefs.IsConflict(err) && !strings.Contains(err.Error(), "already exists") {
+		return fmt.Errorf("connect %s to network %s: %w", container, networkName, err)
+	}
+	return nil
 }
