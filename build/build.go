@@ -53,6 +53,9 @@ type Config struct {
 	PullTimeout time.Duration
 }
 
+// defaultPullTimeout is Config.PullTimeout when none is set.
+const defaultPullTimeout = 5 * time.Minute
+
 // DefaultConfig returns the configuration for a source tree at root.
 func DefaultConfig(root string) Config {
 	cache, err := os.UserCacheDir()
@@ -63,7 +66,7 @@ func DefaultConfig(root string) Config {
 		RepoRoot:    root,
 		CacheDir:    filepath.Join(cache, "sandox"),
 		UVVersion:   "0.13.9",
-		PullTimeout: 5 * time.Minute,
+		PullTimeout: defaultPullTimeout,
 	}
 }
 
@@ -79,7 +82,7 @@ func NewBuilder(d *docker.Client, cfg Config) *Builder {
 		cfg.Progress = io.Discard
 	}
 	if cfg.PullTimeout <= 0 {
-		cfg.PullTimeout = 5 * time.Minute
+		cfg.PullTimeout = defaultPullTimeout
 	}
 	return &Builder{cfg: cfg, docker: d}
 }

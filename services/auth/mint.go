@@ -51,6 +51,18 @@ func (a *Authority) mint(name string, role Role, sandboxID string, socketOnly bo
 	if err != nil {
 		return Creds{}, err
 	}
+	return a.signUser(name, func(uc *jwt.UserClaims) {
+		uc.Permissions = perms
+		uc.Tags.Add("role:" + string(role))
+		if socketOnly {
+			uc.AllowedConnectionTypes.Add(jwt.ConnectionTypeInProcess)
+		}
+	})
+}
+
+// signUser makes a new user key named name, lets fill set its claims
+// (permissions, tags), and signs them with the SANDOX account.
+func (a *Authority) signUser(name string, fill func(*jwt.UserClaims)) (Creds, error) {
 	kp, err := nkeys.CreateUser()
 	if err != nil {
 		return Creds{}, fmt.Errorf("user key: %w", err)
@@ -65,11 +77,7 @@ func (a *Authority) mint(name string, role Role, sandboxID string, socketOnly bo
 	}
 	uc := jwt.NewUserClaims(pub)
 	uc.Name = name
-	uc.Permissions = perms
-	uc.Tags.Add("role:" + string(role))
-	if socketOnly {
-		uc.AllowedConnectionTypes.Add(jwt.ConnectionTypeInProcess)
-	}
+	fill(uc)
 	tok, err := uc.Encode(a.account)
 	if err != nil {
 		return Creds{}, fmt.Errorf("user claims: %w", err)

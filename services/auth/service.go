@@ -14,7 +14,6 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
-	"github.com/nats-io/nkeys"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -46,7 +45,6 @@ type serviceState struct {
 // statePath (read now when it exists).
 func NewService(a *Authority, statePath string, log *slog.Logger) (*Service, error) {
 	s := &Service{auth: a, path: statePath, log: log, resolver: &server.MemAccResolver{}}
-	s.state = serviceState{Revoked: map[string]int64{}, Sandboxes: map[string][]string{}}
 	data, err := os.ReadFile(statePath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -57,6 +55,7 @@ func NewService(a *Authority, statePath string, log *slog.Logger) (*Service, err
 			return nil, fmt.Errorf("auth state %s: %w", statePath, err)
 		}
 	}
+	// A new state, or a file without (or with null) maps.
 	if s.state.Revoked == nil {
 		s.state.Revoked = map[string]int64{}
 	}
@@ -120,21 +119,10 @@ func (s *Service) Start(srv *server.Server) error {
 // selfCreds are the service's own identity: it hears its two subjects and
 // answers.
 func (s *Service) selfCreds() (Creds, error) {
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		return Creds{}, err
-	}
-	pub, _ := kp.PublicKey()
-	seed, _ := kp.Seed()
-	uc := jwt.NewUserClaims(pub)
-	uc.Name = "sandox-auth"
-	uc.Sub.Allow.Add(MintSubject, RevokeSubject)
-	uc.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
-	tok, err := uc.Encode(s.auth.account)
-	if err != nil {
-		return Creds{}, err
-	}
-	return Creds{User: pub, JWT: tok, Seed: seed}, nil
+	return s.auth.signUser("sandox-auth", func(uc *jwt.UserClaims) {
+		uc.Sub.Allow.Add(MintSubject, RevokeSubject)
+		uc.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
+	})
 }
 
 // request and reply are the service's wire messages.

@@ -43,11 +43,7 @@ func creds(args []string) error {
 		fmt.Fprintf(os.Stderr, "%s credentials written to %s\n", r, *out)
 		return nil
 	}
-	c, err := a.Mint(*name, r, "")
-	if err != nil {
-		return err
-	}
-	data, err := c.File()
+	data, err := mintFile(a, *name, r)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,14 @@ func images(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	cfg := build.DefaultConfig(*root)
+	return buildImages(ctx, d, *root)
+}
+
+// buildImages builds every image from the source tree at root, printing
+// the builds' progress; a build whose inputs did not change is skipped.
+// It blocks until the builds end.
+func buildImages(ctx context.Context, d *docker.Client, root string) error {
+	cfg := build.DefaultConfig(root)
 	cfg.Progress = os.Stdout
 	return build.NewBuilder(d, cfg).All(ctx)
 }

@@ -71,7 +71,7 @@ func up(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctlFiles, err := controlCreds(ids.authority)
+	ctlFiles, err := serviceCreds(ids.authority, "orchestrator", auth.RoleControl, orchCredsFile)
 	if err != nil {
 		return err
 	}
@@ -93,12 +93,12 @@ func up(ctx context.Context, args []string) error {
 	}
 	dataFiles[filepath.Base(dataPasswordFile)] = neo4jPassword
 
+	if err := buildImages(ctx, d, *root); err != nil {
+		return err
+	}
 	cfg := build.DefaultConfig(*root)
 	cfg.Progress = os.Stdout
 	b := build.NewBuilder(d, cfg)
-	if err := b.All(ctx); err != nil {
-		return err
-	}
 	neo4jImage, err := b.Neo4j(ctx)
 	if err != nil {
 		return err
@@ -280,20 +280,6 @@ const (
 	searchCredsDir  = "/etc/sandox-search"
 	searchCredsFile = searchCredsDir + "/nats.creds"
 )
-
-// serviceCreds are a control-plane service's credentials with role, as the
-// file its container gets.
-func serviceCreds(a *auth.Authority, name string, role auth.Role, file string) (map[string][]byte, error) {
-	c, err := a.Mint(name, role, "")
-	if err != nil {
-		return nil, err
-	}
-	data, err := c.File()
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{filepath.Base(file): data}, nil
-}
 
 // searchEnv passes the search service's settings (SANDOX_SEARCH_*: the
 // providers' keys and endpoints) from the operator's environment to its
