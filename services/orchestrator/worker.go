@@ -83,6 +83,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("consume %s: %w", schemas.CommandStream, err)
 	}
 	w.reconcile(ctx)
+	w.reconcileDatabases(ctx)
 	w.markLost(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {

@@ -1,0 +1,61 @@
+package orchestrator
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// TestReconcileDatabases checks that a worker starting removes the database
+// containers of groups without a record, keeps their volumes, and leaves
+// alone those of live groups and of other systems on the same engine.
+func TestReconcileDatabases(t *testing.T) {
+	h := newIdleHarness(t, func(c *Config) { c.System = "unit" })
+	ctx := t.Context()
+	err := h.w.store.createGroup(ctx, &schemas.GroupStatus{ID: "alive", State: schemas.GroupRunning})
+	require.NoError(t, err)
+	h.rt.addImage("db-image", "sha256:db")
+	run := func(group, system string) string {
+		t.Helper()
+		spec := ContainerSpec{
+			Name:    DatabaseName(group, schemas.DatabaseQdrant) + "-" + system,
+			Image:   "db-image",
+			Labels:  map[string]string{LabelManaged: "true", LabelGroup: group, LabelDatabase: schemas.DatabaseQdrant, LabelSystem: system},
+			Volumes: map[string]string{DatabaseName(group, schemas.DatabaseQdrant) + "-" + system: "/data"},
+		}
+		id, err := h.rt.Create(ctx, spec)
+		require.NoError(t, err)
+		return id
+	}
+	alive := run("alive", "unit")
+	gone := run("gone", "unit")
+	other := run("gone", "another")
+
+	h.w.reconcileDatabases(ctx)
+
+	tests := []struct {
+		name string
+		id   string
+		kept bool
+	}{
+		{"a live group's database", alive, true},
+		{"a database whose group is gone", gone, false},
+		{"another system's database", other, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := h.rt.Inspect(ctx, tt.id)
+			if tt.kept {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, ErrNotFound)
+			}
+		})
+	}
+	h.rt.mu.Lock()
+	defer h.rt.mu.Unlock()
+	assert.Contains(t, h.rt.volumes, DatabaseName("gone", schemas.DatabaseQdrant)+"-unit", "the data stays")
+}
