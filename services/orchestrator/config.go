@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"os"
 	"time"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // Config configures a Worker.
@@ -53,6 +55,17 @@ type Config struct {
 	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
 	// memory), where POSIX shared memory and semaphores live.
 	ShmSize string
+	// PoolSize is how many sandboxes of the default shape the worker keeps
+	// started and ready to be claimed (docs/pools.md); 0 turns the warm
+	// pool off.
+	PoolSize int
+	// PoolIdle empties the pool after this long without a create; 0 never
+	// does. The next create fills it again.
+	PoolIdle time.Duration
+	// PoolCompute are the resources of a pooled sandbox, held in the
+	// ledger while it waits; the zero value is the default sandbox's (no
+	// CPU or memory limit).
+	PoolCompute schemas.ComputeResources
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -74,5 +87,6 @@ func DefaultConfig() Config {
 		EgressNetwork:    "sandox-egress",
 		TmpSize:          "256m",
 		ShmSize:          "64m",
+		PoolIdle:         10 * time.Minute,
 	}
 }

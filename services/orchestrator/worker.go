@@ -28,6 +28,8 @@ type Worker struct {
 	disks diskPool
 	// egress runs the allowlist proxies of this worker's sandboxes.
 	egress egress.Proxies
+	// pool holds this worker's warm sandboxes (pool.go).
+	pool *warmPool
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
@@ -49,7 +51,7 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir)}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), pool: newWarmPool()}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
@@ -97,6 +99,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		bg.Wait()
 	}()
 	bg.Go(func() { w.watch(stopped) })
+	if w.cfg.PoolSize > 0 {
+		bg.Go(func() { w.runPool(stopped) })
+	}
 	bg.Go(func() {
 		<-stopped.Done()
 		iter.Drain()

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -46,6 +47,15 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.DisksDir, "disks", envOr("SANDOX_DISKS_DIR", cfg.DisksDir), "directory of sandbox disk images; \"\" turns disk limits off (env SANDOX_DISKS_DIR)")
 	fs.StringVar(&cfg.CredsDir, "creds-dir", envOr("SANDOX_CREDS_DIR", cfg.CredsDir), "directory of the sandboxes' NATS credentials, the same path on the Docker host (env SANDOX_CREDS_DIR)")
 	fs.DurationVar(&cfg.ReadyTimeout, "ready-timeout", cfg.ReadyTimeout, "how long a sandbox may take to start")
+	fs.IntVar(&cfg.PoolSize, "pool", cfg.PoolSize, "sandboxes of the default shape kept started and ready to be claimed; 0 turns the warm pool off (env SANDOX_POOL_SIZE)")
+	fs.DurationVar(&cfg.PoolIdle, "pool-idle", cfg.PoolIdle, "empty the warm pool after this long without a create; 0 never does")
+	if v := os.Getenv("SANDOX_POOL_SIZE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("SANDOX_POOL_SIZE=%q: want a count of sandboxes", v)
+		}
+		cfg.PoolSize = n
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
