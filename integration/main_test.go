@@ -31,6 +31,9 @@ var env struct {
 	disks   string          // the orchestrator's disks directory
 	nc      *nats.Conn      // a client identity
 	auth    *auth.Authority // signs every identity of the test system
+	// worker is the configuration of the test system's orchestrator
+	// worker, for tests that run another one beside it.
+	worker orchestrator.Config
 }
 
 // connectAs connects to the test system's NATS with a new identity of role.
@@ -154,6 +157,7 @@ func setup(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	ocfg.CredsDir = credsDir
+	env.worker = ocfg
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(d), ocfg, log)
 	if err != nil {
