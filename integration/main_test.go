@@ -133,6 +133,9 @@ func setup(ctx context.Context) (func() error, error) {
 
 	ocfg := orchestrator.DefaultConfig()
 	ocfg.Worker = "it-worker"
+	// This run's sandboxes carry its own system label; the teardown
+	// removes those only, not another run's or `sandox up`'s.
+	ocfg.System = env.network
 	ocfg.Network = env.network
 	ocfg.NATSSocket = sockDir
 	// Open egress joins this network; allowlist proxies listen in egressDir.
@@ -177,7 +180,7 @@ func setup(ctx context.Context) (func() error, error) {
 		os.RemoveAll(store)
 		os.RemoveAll(sockDir)
 		// Anything a failed test left behind goes with the network.
-		left, _ := d.List(context.Background(), orchestrator.LabelManaged+"=true")
+		left, _ := d.List(context.Background(), orchestrator.LabelSystem+"="+ocfg.System)
 		for _, c := range left {
 			_ = d.Remove(context.Background(), c.ID)
 			_ = d.RemoveVolume(context.Background(), orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))

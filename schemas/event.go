@@ -29,12 +29,16 @@ const (
 	// EventExited: a running sandbox stopped by itself, or could not be
 	// restarted, and is marked failed; Reason says why.
 	EventExited EventKind = "exited"
+	// EventExpired: the sandbox's lifetime is over and the orchestrator
+	// ends it; Reason is "ttl", "idle_timeout" or "group_ttl". EventEnded
+	// follows once it is removed.
+	EventExpired EventKind = "expired"
 	// EventEnded: the sandbox was ended on request and removed.
 	EventEnded EventKind = "ended"
 )
 
 // EventKinds lists every event kind.
-var EventKinds = []EventKind{EventCreated, EventStarted, EventStartFailed, EventOOMKilled, EventRestarted, EventExited, EventEnded}
+var EventKinds = []EventKind{EventCreated, EventStarted, EventStartFailed, EventOOMKilled, EventRestarted, EventExited, EventExpired, EventEnded}
 
 // LosesBatches reports whether an event of this kind means that an action
 // batch sent to the sandbox before the event, and not answered by the time
@@ -42,7 +46,7 @@ var EventKinds = []EventKind{EventCreated, EventStarted, EventStartFailed, Event
 // gone.
 func (k EventKind) LosesBatches() bool {
 	switch k {
-	case EventRestarted, EventExited, EventEnded, EventStartFailed:
+	case EventRestarted, EventExited, EventExpired, EventEnded, EventStartFailed:
 		return true
 	}
 	return false
@@ -56,7 +60,8 @@ type Event struct {
 	GroupID   string    `json:"group_id"`
 	SandboxID string    `json:"sandbox_id"`
 	CommandID string    `json:"command_id,omitempty"`
-	// Reason says why, for start_failed, oom_killed, restarted and exited.
+	// Reason says why, for start_failed, oom_killed, restarted, exited and
+	// expired.
 	Reason string `json:"reason,omitempty"`
 	// Message is a sentence for people; clients must not parse it.
 	Message string         `json:"message,omitempty"`

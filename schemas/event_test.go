@@ -18,6 +18,7 @@ func TestEventKindLosesBatches(t *testing.T) {
 		{name: "oom killed", kind: EventOOMKilled, want: false},
 		{name: "restarted", kind: EventRestarted, want: true},
 		{name: "exited", kind: EventExited, want: true},
+		{name: "expired", kind: EventExpired, want: true},
 		{name: "ended", kind: EventEnded, want: true},
 		{name: "unknown", kind: EventKind("state_changed"), want: false},
 	}
@@ -26,7 +27,7 @@ func TestEventKindLosesBatches(t *testing.T) {
 			assert.Equal(t, tt.want, tt.kind.LosesBatches(), "kind %q", tt.kind)
 		})
 	}
-	assert.Len(t, EventKinds, 7, "a new kind needs a row above")
+	assert.Len(t, EventKinds, 8, "a new kind needs a row above")
 }
 
 func TestRequestSubjects(t *testing.T) {

@@ -84,6 +84,13 @@ type SandboxSpec struct {
 	Databases *DatabaseAccess `json:"databases,omitempty"`
 	// Egress, when set, replaces the group's egress policy.
 	Egress *Egress `json:"egress,omitempty"`
+	// TTLSeconds, when above 0, ends the sandbox that long after its
+	// creation, with an expired event (reason "ttl").
+	TTLSeconds float64 `json:"ttl_seconds,omitempty" jsonschema:"minimum=0"`
+	// IdleTimeoutSeconds, when above 0, ends a running sandbox that has
+	// received no action batch for that long (counted from its start), with
+	// an expired event (reason "idle_timeout").
+	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds,omitempty" jsonschema:"minimum=0"`
 }
 
 // GroupSpec describes a group of sandboxes and the defaults of its members.
@@ -106,4 +113,8 @@ type GroupSpec struct {
 	Overcommit float64 `json:"overcommit,omitempty"`
 	// Egress is the default egress policy of its sandboxes; unset is none.
 	Egress *Egress `json:"egress,omitempty"`
+	// TTLSeconds, when above 0, ends the group and all its sandboxes that
+	// long after its creation, with an expired event (reason "group_ttl")
+	// for each sandbox.
+	TTLSeconds float64 `json:"ttl_seconds,omitempty" jsonschema:"minimum=0"`
 }

@@ -57,6 +57,20 @@ type SandboxStatus struct {
 	OOMKills  int64     `json:"oom_kills,omitempty"`
 	Restarts  int       `json:"restarts,omitempty"`
 	LastOOMAt time.Time `json:"last_oom_at,omitzero"`
+	// LastExitAt is the engine's time of the last unrequested stop of its
+	// container that a worker claimed (compare-and-set), so that one
+	// worker handles each.
+	LastExitAt time.Time `json:"last_exit_at,omitzero"`
+	// CreatedAt and StartedAt (its last start) are the orchestrator's clock.
+	CreatedAt time.Time `json:"created_at,omitzero"`
+	StartedAt time.Time `json:"started_at,omitzero"`
+	// ExpiresAt is when its TTL ends it; zero without a TTL.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// IdleTimeoutSeconds is its spec's idle timeout.
+	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds,omitempty"`
+	// Expired says why its lifetime ended ("ttl", "idle_timeout",
+	// "group_ttl"); set once, by the worker that ends it.
+	Expired string `json:"expired,omitempty"`
 	// FromPool is true when the sandbox was claimed from the warm pool;
 	// PoolID is then the pool id its container, workspace volume and
 	// egress proxy were made under (docs/pools.md).
@@ -89,7 +103,12 @@ type GroupStatus struct {
 	State     GroupState `json:"state"`
 	Spec      GroupSpec  `json:"spec"`
 	Sandboxes []string   `json:"sandboxes"`
-	UpdatedAt time.Time  `json:"updated_at"`
+	CreatedAt time.Time  `json:"created_at,omitzero"`
+	// ExpiresAt is when its TTL ends it; zero without a TTL.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// Expired is set once, by the worker that ends the group for its TTL.
+	Expired   string    `json:"expired,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // SandboxUsage is a live reading of a sandbox's use against its limits.

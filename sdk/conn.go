@@ -21,6 +21,8 @@ type conn struct {
 	nc    *nats.Conn
 	js    jetstream.JetStream
 	owned bool
+	// who signs the commands, when the client connected with a .creds file.
+	who *caller
 
 	muxMu sync.Mutex
 	muxes map[string]*replyMux // by sandbox id (demux.go)
@@ -36,6 +38,11 @@ func dial(o options) (*conn, error) {
 		}
 		if creds != "" {
 			nopts = append(nopts, nats.UserCredentials(creds))
+			who, err := loadCaller(creds)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+			}
+			c.who = who
 		}
 		nopts = append(nopts, o.tls...)
 		nc, err := nats.Connect(o.url, nopts...)
@@ -85,18 +92,23 @@ func (c *conn) command(ctx context.Context, cmd schemas.Command) (schemas.Comman
 		return schemas.CommandResult{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	defer sub.Unsubscribe()
-	if _, err := c.js.Publish(ctx, schemas.CommandSubject(cmd.Kind), data, jetstream.WithMsgID(cmd.ID)); err != nil {
+	msg := nats.NewMsg(schemas.CommandSubject(cmd.Kind))
+	msg.Data = data
+	if err := c.who.sign(msg, cmd.ID); err != nil {
+		return schemas.CommandResult{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if _, err := c.js.PublishMsg(ctx, msg, jetstream.WithMsgID(cmd.ID)); err != nil {
 		if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
 			return schemas.CommandResult{}, fmt.Errorf("%w: no %s stream answers: is an orchestrator running? (sandox up)", ErrUnavailable, schemas.CommandStream)
 		}
 		return schemas.CommandResult{}, fmt.Errorf("%w: publish %s: %w", ErrUnavailable, cmd.Kind, err)
 	}
-	msg, err := sub.NextMsgWithContext(ctx)
+	reply, err := sub.NextMsgWithContext(ctx)
 	if err != nil {
 		return schemas.CommandResult{}, fmt.Errorf("%w: %s %s: no result: %w", ErrTimeout, cmd.Kind, target(cmd), ctx.Err())
 	}
 	var res schemas.CommandResult
-	if err := json.Unmarshal(msg.Data, &res); err != nil {
+	if err := json.Unmarshal(reply.Data, &res); err != nil {
 		return res, fmt.Errorf("%w: decode %s result: %w", ErrInternal, cmd.Kind, err)
 	}
 	if res.Error != nil {

@@ -45,6 +45,9 @@ type Config struct {
 	TLS TLSConfig
 	// Log receives the auth service's messages; nil discards them.
 	Log *slog.Logger
+	// Cluster, when its Port is set, makes the server a cluster node.
+	// ServerName must then be unique in the cluster.
+	Cluster Cluster
 }
 
 // DefaultConfig returns the configuration of a local development server.
@@ -74,6 +77,9 @@ func Start(cfg Config) (*server.Server, error) {
 		NoSigs:     true,
 		NoLog:      !cfg.Debug,
 	}
+	if err := cfg.Cluster.apply(opts); err != nil {
+		return nil, fmt.Errorf("natsd: %w", err)
+	}
 	if err := cfg.TLS.apply(opts); err != nil {
 		return nil, fmt.Errorf("natsd: %w", err)
 	}
@@ -102,9 +108,7 @@ func Start(cfg Config) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsd: %w", err)
 	}
-	if cfg.Debug {
-		s.ConfigureLogger()
-	}
+	refusals := installRefusals(s, cfg)
 	go s.Start()
 	if !s.ReadyForConnections(10 * time.Second) {
 		s.Shutdown()
@@ -121,6 +125,14 @@ func Start(cfg Config) (*server.Server, error) {
 			s.Shutdown()
 			return nil, fmt.Errorf("natsd: %w", err)
 		}
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := refusals.record(s, cfg, log); err != nil {
+		s.Shutdown()
+		return nil, fmt.Errorf("natsd: %w", err)
 	}
 	return s, nil
 }

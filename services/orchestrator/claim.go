@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -124,6 +125,7 @@ func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec sc
 		FromPool:    true,
 		PoolID:      poolID,
 	}
+	setLifetime(&st, spec, time.Now().UTC())
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
 		w.pool.put(poolID)
 		return schemas.SandboxStatus{}, true, err
@@ -212,10 +214,11 @@ func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st 
 	if err := w.updateLimits(ctx, p, st); err != nil {
 		return err
 	}
-	st.State = schemas.StateRunning
-	if err := w.store.putSandbox(ctx, st); err != nil {
+	running, err := w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", st.Tools))
+	if err != nil {
 		return err
 	}
+	*st = running
 	_, err = w.store.updateSandbox(ctx, p.ID, func(p *schemas.SandboxStatus) error {
 		p.ClaimedBy = st.ID
 		return nil

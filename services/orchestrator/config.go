@@ -11,6 +11,10 @@ import (
 type Config struct {
 	// Worker names this worker in results and logs.
 	Worker string
+	// System names the sandox system the worker belongs to; its
+	// containers and volumes carry it in LabelSystem, so that `sandox
+	// down` or a test's teardown removes only its own. "" sets no label.
+	System string
 	// SandboxImage is the default sandbox image every sandbox builds on.
 	SandboxImage string
 	// Network is the Docker network sandbox containers join; NATS must be
@@ -55,6 +59,16 @@ type Config struct {
 	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
 	// memory), where POSIX shared memory and semaphores live.
 	ShmSize string
+	// Events bounds what the audit log SANDOX_EVENTS keeps.
+	Events Retention
+	// Replicas is how many copies of each stream and bucket the cluster
+	// keeps; 0 chooses (see Replicas).
+	Replicas int
+	// LifetimeInterval is how often the worker looks for sandboxes and
+	// groups whose TTL or idle timeout is over.
+	LifetimeInterval time.Duration
+	// ImageGC says when unused sandbox-tools images are removed.
+	ImageGC ImageGC
 	// PoolSize is how many sandboxes of the default shape the worker keeps
 	// started and ready to be claimed (docs/pools.md); 0 turns the warm
 	// pool off.
@@ -87,6 +101,9 @@ func DefaultConfig() Config {
 		EgressNetwork:    "sandox-egress",
 		TmpSize:          "256m",
 		ShmSize:          "64m",
+		Events:           DefaultRetention(),
+		LifetimeInterval: 5 * time.Second,
+		ImageGC:          DefaultImageGC(),
 		PoolIdle:         10 * time.Minute,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -18,7 +19,10 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 	if err := w.checkGroupSpec(spec); err != nil {
 		return schemas.CommandResult{}, err
 	}
-	g := schemas.GroupStatus{ID: spec.ID, State: schemas.GroupCreated, Spec: spec, Sandboxes: []string{}}
+	g := schemas.GroupStatus{ID: spec.ID, State: schemas.GroupCreated, Spec: spec, Sandboxes: []string{}, CreatedAt: time.Now().UTC()}
+	if spec.TTLSeconds > 0 {
+		g.ExpiresAt = g.CreatedAt.Add(seconds(spec.TTLSeconds))
+	}
 	if err := w.store.createGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -136,7 +140,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	}
 	// Belt and braces: containers of the group the state does not know of
 	// (a worker that died half way through a create).
-	left, err := w.rt.List(ctx, LabelGroup+"="+g.ID)
+	left, err := w.rt.List(ctx, w.ownLabels(LabelGroup+"="+g.ID)...)
 	if err != nil {
 		errs = append(errs, err)
 	}

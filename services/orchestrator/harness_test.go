@@ -42,6 +42,8 @@ type harness struct {
 	w       *Worker
 	stop    func()
 	seq     atomic.Int64
+	// authority signs every identity of the harness's server.
+	authority *auth.Authority
 }
 
 const baseImageID = "sha256:base"
@@ -78,6 +80,7 @@ func newIdleHarness(t *testing.T, change ...func(*Config)) *harness {
 	require.NoError(t, err)
 
 	h := &harness{t: t, url: ns.ClientURL(), nc: nc, js: js, control: connect(auth.RoleControl), rt: newMemRuntime()}
+	h.authority = authority
 	h.disks = newMemDisks(h.rt)
 	h.rt.process = h.executor
 	t.Cleanup(h.rt.close)

@@ -31,6 +31,7 @@ type resourceKind struct {
 // them are released, so a holder without a record is a leftover.
 func (w *Worker) resourceKinds() []resourceKind {
 	return []resourceKind{
+		{name: resContainer, holders: w.containerHolders, release: w.releaseStaleContainer},
 		{name: resIdentity, holders: w.identityHolders, release: w.revokeIdentity},
 		{name: resDisk, holders: w.diskHolders, release: w.releaseStaleDisk},
 		{name: resLedger, holders: w.ledgerHolders, release: w.release},

@@ -205,6 +205,9 @@ const (
 	LabelManaged = "dev.sandox.managed"
 	LabelGroup   = "dev.sandox.group"
 	LabelSandbox = "dev.sandox.sandbox"
+	// LabelSystem names the sandox system (Config.System) that made a
+	// container or volume, so that cleanup removes its own only.
+	LabelSystem = "dev.sandox.system"
 	// LabelContextHash holds the hash of an image's build context (the
 	// same label as docker.HashLabel).
 	LabelContextHash = "dev.sandox.context-hash"

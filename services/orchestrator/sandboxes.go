@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -78,6 +79,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		Databases: dbs,
 		Egress:    &egressPolicy,
 	}
+	setLifetime(&st, spec, time.Now().UTC())
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
@@ -154,7 +156,50 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 }
 
 func (w *Worker) labels(st *schemas.SandboxStatus) map[string]string {
-	return map[string]string{LabelManaged: "true", LabelGroup: st.GroupID, LabelSandbox: st.ID}
+	l := map[string]string{LabelManaged: "true", LabelGroup: st.GroupID, LabelSandbox: st.ID}
+	if w.cfg.System != "" {
+		l[LabelSystem] = w.cfg.System
+	}
+	return l
+}
+
+// startedAs is the compare-and-set change that records the outcome of a
+// start: state, reason and (when not nil) the modules the executor
+// serves. It refuses, with CodeConflict, a sandbox that is being ended.
+func startedAs(state schemas.SandboxState, reason string, modules []string) func(*schemas.SandboxStatus) error {
+	return func(st *schemas.SandboxStatus) error {
+		if st.State == schemas.StateEnding {
+			return schemas.Errorf(schemas.CodeConflict, "sandbox %q was ended while it started", st.ID)
+		}
+		st.State, st.Reason = state, reason
+		if state == schemas.StateRunning {
+			st.StartedAt = time.Now().UTC()
+		}
+		if modules != nil {
+			st.Tools = modules
+		}
+		return nil
+	}
+}
+
+// endedWhileStarting turns the failure of a start into CodeConflict when
+// the sandbox was ended meanwhile (its record is ending or gone), since
+// the end removed what the start needed.
+func (w *Worker) endedWhileStarting(ctx context.Context, id string, err error) error {
+	st, _, gerr := w.store.sandbox(ctx, id)
+	if gerr != nil && wireError(gerr).Code == schemas.CodeNotFound || gerr == nil && st.State == schemas.StateEnding {
+		return schemas.Errorf(schemas.CodeConflict, "sandbox %q was ended while it started: %w", id, err)
+	}
+	return err
+}
+
+// ownLabels adds, to label filters, the worker's system, so that a listing
+// finds only this system's containers.
+func (w *Worker) ownLabels(filters ...string) []string {
+	if w.cfg.System != "" {
+		filters = append(filters, LabelSystem+"="+w.cfg.System)
+	}
+	return filters
 }
 
 func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
@@ -182,20 +227,21 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 	}
 	defer rw.Close()
 	if err := w.rt.Start(ctx, st.Container); err != nil {
-		return st, fmt.Errorf("sandbox %s: %w", st.ID, err)
+		return st, w.endedWhileStarting(ctx, st.ID, fmt.Errorf("sandbox %s: %w", st.ID, err))
 	}
 	ready, err := w.awaitReady(ctx, st, rw)
 	if err != nil {
-		st.State, st.Reason = schemas.StateFailed, err.Error()
-		_ = w.store.putSandbox(ctx, &st)
-		w.publishEvent(schemas.Event{Kind: schemas.EventStartFailed, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Reason: st.Reason, Message: st.Reason, Sandbox: &st})
+		err = w.endedWhileStarting(ctx, st.ID, err)
+		if cur, cerr := w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateFailed, err.Error(), nil)); cerr == nil {
+			st = cur
+			w.publishEvent(schemas.Event{Kind: schemas.EventStartFailed, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Reason: st.Reason, Message: st.Reason, Sandbox: &st})
+		}
 		return st, err
 	}
-	st.State, st.Reason = schemas.StateRunning, ""
-	if ready.Modules != nil {
-		st.Tools = ready.Modules
-	}
-	if err := w.store.putSandbox(ctx, &st); err != nil {
+	// Compare-and-set, not a plain write: an end that began meanwhile (on
+	// any worker) keeps its state, and the start answers conflict.
+	st, err = w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", ready.Modules))
+	if err != nil {
 		return st, err
 	}
 	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Message: "running", Sandbox: &st})

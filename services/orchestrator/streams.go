@@ -5,15 +5,52 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
 )
 
-// Setup creates, or updates to the current configuration, the streams and
-// key-value buckets sandox uses. It is idempotent; every worker calls it at
-// start.
+// Retention bounds what SANDOX_EVENTS, the audit log, keeps: messages
+// older than MaxAge or beyond MaxBytes (the oldest first) are dropped.
+// Zero means no limit of that kind.
+type Retention struct {
+	MaxAge   time.Duration
+	MaxBytes int64
+}
+
+// DefaultRetention keeps a week of events, at most 1 GiB.
+func DefaultRetention() Retention { return Retention{MaxAge: 7 * 24 * time.Hour, MaxBytes: 1 << 30} }
+
+// Setup is SetupWith the DefaultRetention, with replicas as the cluster
+// allows (Replicas(nc, 0)).
 func Setup(ctx context.Context, js jetstream.JetStream) error {
+	return SetupWith(ctx, js, DefaultRetention(), Replicas(js.Conn(), 0))
+}
+
+// Replicas is how many copies of each stream and bucket to keep: want when
+// above 0, else 3 when the server's cluster has three or more nodes (the
+// servers nc knows of, itself and those the cluster advertised), else 1.
+func Replicas(nc *nats.Conn, want int) int {
+	if want > 0 {
+		return want
+	}
+	if len(nc.Servers()) >= 3 {
+		return 3
+	}
+	return 1
+}
+
+// SetupWith creates, or updates to the current configuration, the streams
+// and key-value buckets sandox uses, with events kept as ret says and
+// replicas copies of each (the consumers follow their stream). It is
+// idempotent; every worker calls it at start. The number of replicas of an
+// existing stream can be raised or lowered by an update; a bucket's cannot.
+func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention, replicas int) error {
+	maxBytes := ret.MaxBytes
+	if maxBytes == 0 {
+		maxBytes = -1
+	}
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        schemas.CommandStream,
 		Description: "sandox lifecycle commands, consumed once by one orchestrator worker",
@@ -22,17 +59,19 @@ func Setup(ctx context.Context, js jetstream.JetStream) error {
 		Storage:     jetstream.FileStorage,
 		MaxAge:      24 * time.Hour,
 		Duplicates:  2 * time.Minute,
+		Replicas:    replicas,
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", schemas.CommandStream, err)
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        schemas.EventStream,
-		Description: "sandox audit log: command results, sandbox events, action batches and observations",
+		Description: "sandox audit log: commands and their results, sandbox events, action batches, observations and refusals",
 		Subjects:    schemas.EventSubjects(),
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
-		MaxAge:      7 * 24 * time.Hour,
-		MaxBytes:    1 << 30,
+		MaxAge:      ret.MaxAge,
+		MaxBytes:    maxBytes,
+		Replicas:    replicas,
 		// Nothing published here waits for the stream's ack: results,
 		// events and records are plain publishes, observations are
 		// replies.
@@ -42,9 +81,10 @@ func Setup(ctx context.Context, js jetstream.JetStream) error {
 	}
 	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket} {
 		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:  bucket,
-			History: 5,
-			Storage: jetstream.FileStorage,
+			Bucket:   bucket,
+			History:  5,
+			Storage:  jetstream.FileStorage,
+			Replicas: replicas,
 		}); err != nil {
 			return fmt.Errorf("bucket %s: %w", bucket, err)
 		}

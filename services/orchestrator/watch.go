@@ -80,6 +80,8 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev Event) {
 
 // onDie handles a sandbox container that stopped without being asked to.
 func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
+	// The lock waits for this worker's own restart of the sandbox, whose
+	// die this may be.
 	unlock := w.locks.lock(sandboxKey(id))
 	st, _, err := w.store.sandbox(ctx, id)
 	unlock()
@@ -89,6 +91,20 @@ func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
 	state, err := w.rt.Inspect(ctx, st.Container)
 	if err != nil || state.Running || state.Status == StatusRemoving || state.Status == StatusDead {
 		return // being removed, or restarted in between
+	}
+	// Every worker on the engine sees the die; the one whose
+	// compare-and-set records it handles it.
+	claimed := false
+	st, err = w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+		claimed = false // a retry after another worker's write starts afresh
+		if st.State != schemas.StateRunning || st.Container != ev.ContainerID || !ev.Time.After(st.LastExitAt) {
+			return errUnchanged
+		}
+		st.LastExitAt, claimed = ev.Time, true
+		return nil
+	})
+	if err != nil || !claimed {
+		return
 	}
 	if state.OOMKilled && policy(st) != schemas.OnOOMFail {
 		w.restartSandbox(ctx, id, "its executor was killed for memory")

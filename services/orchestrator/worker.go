@@ -24,8 +24,11 @@ type Worker struct {
 	rt    Runtime
 	store *store
 	log   *slog.Logger
-	locks keyedMutex
-	disks diskPool
+	// account is the worker's own NATS account, which must have issued
+	// the callers it records as verified (see callerOf).
+	account string
+	locks   keyedMutex
+	disks   diskPool
 	// egress runs the allowlist proxies of this worker's sandboxes.
 	egress egress.Proxies
 	// pool holds this worker's warm sandboxes (pool.go).
@@ -44,14 +47,14 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	if err := Setup(ctx, js); err != nil {
+	if err := SetupWith(ctx, js, cfg.Events, Replicas(nc, cfg.Replicas)); err != nil {
 		return nil, err
 	}
 	st, err := openStore(ctx, js)
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), pool: newWarmPool()}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pool: newWarmPool()}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
@@ -82,6 +85,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		return fmt.Errorf("consume %s: %w", schemas.CommandStream, err)
 	}
 	w.reconcile(ctx)
+	w.markLost(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
 		return err
@@ -99,6 +103,8 @@ func (w *Worker) Run(ctx context.Context) error {
 		bg.Wait()
 	}()
 	bg.Go(func() { w.watch(stopped) })
+	bg.Go(func() { w.sweepLifetimes(stopped) })
+	bg.Go(func() { w.collectImagesEvery(stopped) })
 	if w.cfg.PoolSize > 0 {
 		bg.Go(func() { w.runPool(stopped) })
 	}
@@ -145,6 +151,12 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Ack()
 		return
 	}
+
+	var delivery uint64
+	if md, err := msg.Metadata(); err == nil {
+		delivery = md.NumDelivered
+	}
+	w.recordCommand(cmd, msg.Headers(), delivery)
 
 	stop := keepAlive(msg, w.cfg.AckWait/3)
 	start := time.Now()

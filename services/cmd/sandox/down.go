@@ -39,8 +39,9 @@ func down(ctx context.Context, args []string) error {
 	for _, name := range []string{searchContainer, orchContainer, natsContainer} {
 		errs = append(errs, d.Remove(ctx, name))
 	}
-	// Sandboxes whose group could not be ended (no orchestrator answered).
-	left, err := d.List(ctx, orchestrator.LabelManaged+"=true")
+	// Sandboxes of this system whose group could not be ended (no
+	// orchestrator answered); another system's (a test run's) stay.
+	left, err := d.List(ctx, orchestrator.LabelSystem+"="+upSystem)
 	errs = append(errs, err)
 	for _, c := range left {
 		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox])))

@@ -8,6 +8,7 @@
 //	sandox stats ID show a sandbox's live use against its limits
 //	sandox tools ID print a sandbox's tools for a model API (--format openai|anthropic|mcp|jsonschema)
 //	sandox mcp      serve a sandbox's tools over MCP (stdio or streamable HTTP)
+//	sandox audit    replay the audit log (filter, follow, rebuild a sandbox's session)
 //	sandox creds    issue NATS credentials (client, audit or control)
 //	sandox down     end every group and stop NATS and the orchestrator
 package main
@@ -31,6 +32,7 @@ commands:
   stats    show a sandbox's live CPU, memory and process use: sandox stats SANDBOX
   tools    print a sandbox's tools for a model API: sandox tools SANDBOX --format openai|anthropic|mcp|jsonschema
   mcp      serve a sandbox's tools as MCP tools: sandox mcp --sandbox ID | --group-config FILE [--http ADDR]
+  audit    replay the audit log: sandox audit [-group G] [-sandbox S] [-since 1h] [-kind K,...] [-follow] [-json] [-session SANDBOX]
   creds    issue NATS credentials: sandox creds [-role client|audit|control] [-name N] [-o FILE]
   down     end every group, stop NATS and the orchestrator (--purge also drops NATS data)
 `
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string) error {
 		return tools(ctx, rest)
 	case "mcp":
 		return serveMCP(ctx, rest)
+	case "audit":
+		return auditLog(ctx, rest)
 	case "creds":
 		return creds(rest)
 	case "down":

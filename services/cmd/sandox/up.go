@@ -22,9 +22,12 @@ import (
 
 // The control plane's Docker names.
 const (
-	networkName      = "sandox"
-	natsContainer    = "sandox-nats"
-	orchContainer    = "sandox-orchestrator"
+	networkName   = "sandox"
+	natsContainer = "sandox-nats"
+	orchContainer = "sandox-orchestrator"
+	// upSystem is the system name of what `sandox up` runs (the label
+	// dev.sandox.system on its sandboxes): `sandox down` removes those only.
+	upSystem         = "local"
 	searchContainer  = "sandox-search"
 	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
@@ -122,6 +125,7 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_NATS_URL=" + internalNATSURL,
 			"SANDOX_NATS_SOCKET=" + natsSocketVolume,
 			"SANDOX_WORKER=orchestrator-1",
+			"SANDOX_SYSTEM=" + upSystem,
 			"SANDOX_POOL_SIZE=" + strconv.Itoa(*pool),
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/sandox/sandox/services/auth"
@@ -36,8 +37,16 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.TLS.Cert, "tls-cert", "", "PEM server certificate: clients must connect with TLS")
 	fs.StringVar(&cfg.TLS.Key, "tls-key", "", "PEM key of -tls-cert")
 	fs.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", "", "PEM CA that must sign client certificates (mutual TLS)")
+	fs.StringVar(&cfg.ServerName, "name", cfg.ServerName, "server name, unique in a cluster")
+	fs.StringVar(&cfg.Cluster.Name, "cluster-name", "sandox", "cluster name (with -cluster-port)")
+	fs.StringVar(&cfg.Cluster.Host, "cluster-host", "0.0.0.0", "address to listen on for routes")
+	fs.IntVar(&cfg.Cluster.Port, "cluster-port", 0, "route port; set to run as a node of a cluster")
+	routes := fs.String("routes", "", "comma-separated routes to the other nodes, nats-route://host:port")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *routes != "" {
+		cfg.Cluster.Routes = strings.Split(*routes, ",")
 	}
 	// Never open: without an authority the server does not start.
 	a, err := auth.LoadAuthority(*authDir)
