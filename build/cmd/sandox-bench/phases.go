@@ -74,7 +74,7 @@ func (b *bench) claim(ctx context.Context) (_ time.Duration, fromPool bool, err 
 	// itself within a few hundred milliseconds.
 	time.Sleep(500 * time.Millisecond)
 	t0 := time.Now()
-	sb, err := b.pool.CreateSandbox(ctx, b.newID("pool"), sdk.SandboxOptions{})
+	sb, err := b.pool.CreateSandbox(ctx, b.newID("claimed"), sdk.SandboxOptions{})
 	if err != nil {
 		return 0, false, err
 	}
