@@ -175,8 +175,9 @@ func (w *Worker) swapAllocation(ctx context.Context, poolID, id string, s poolSh
 // becomeClaimed turns the running pooled sandbox p into sandbox st: it
 // mints st's identity and writes it over the pool's credentials, sends
 // the claim and waits until the executor serves st's subjects; then it
-// revokes the pool identity (which drops whatever still used it), sets
-// the claimed limits, and records st running and p claimed by it.
+// revokes the pool identity (which drops whatever still used it) and
+// records st running and p claimed by it. It sets the claimed limits
+// meanwhile.
 func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
 	if err := w.mintIdentity(ctx, st.ID); err != nil {
 		return err
@@ -201,7 +202,14 @@ func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st 
 	if err := w.nc.Publish(schemas.ClaimSubject(p.ID), data); err != nil {
 		return fmt.Errorf("claim %s: %w", p.ID, err)
 	}
+	// docker update runs while the executor reconnects; the claim waits
+	// for both.
+	updated := make(chan error, 1)
+	go func() { updated <- w.updateLimits(ctx, p, st) }()
 	ready, err := w.awaitReady(ctx, *st, rw)
+	if uerr := <-updated; err == nil {
+		err = uerr
+	}
 	if err != nil {
 		return err
 	}
@@ -210,9 +218,6 @@ func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st 
 	}
 	if err := w.revokeIdentity(ctx, p.ID); err != nil {
 		return fmt.Errorf("revoke the pool identity of %s: %w", p.ID, err)
-	}
-	if err := w.updateLimits(ctx, p, st); err != nil {
-		return err
 	}
 	running, err := w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", st.Tools))
 	if err != nil {
