@@ -18,7 +18,8 @@ import (
 // AwaitClaim is the life of a pooled executor before it is claimed: on nc,
 // connected with the pool identity of poolID, it answers pings and serves
 // schemas.ClaimSubject(poolID) only, announces that it is ready on
-// schemas.ReadySubject(poolID), and returns the first valid claim. It
+// schemas.ReadySubject(poolID), and returns the first valid claim, which
+// it acknowledges with an empty answer when it is a request. It
 // runs no action: a pooled sandbox has never run a tenant's action. The
 // caller then closes nc and serves the claimed sandbox with the
 // credentials the orchestrator put in place of the pool's.
@@ -57,6 +58,16 @@ func AwaitClaim(ctx context.Context, nc *nats.Conn, poolID string, log *slog.Log
 			if err := schemas.ValidateID("sandbox", c.SandboxID); err != nil || schemas.IsPoolID(c.SandboxID) {
 				log.Warn("a claim of a sandbox id that is not valid", "sandbox", poolID, "claimed", c.SandboxID)
 				continue
+			}
+			// The answer tells the orchestrator the claim arrived: it
+			// revokes the pool identity while this executor reconnects.
+			if m.Reply != "" {
+				if err := m.Respond(nil); err == nil {
+					err = nc.Flush()
+				}
+				if err != nil {
+					log.Warn("acknowledge the claim", "sandbox", poolID, "err", err)
+				}
 			}
 			return c, nil
 		}

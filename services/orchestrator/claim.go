@@ -174,10 +174,10 @@ func (w *Worker) swapAllocation(ctx context.Context, poolID, id string, s poolSh
 
 // becomeClaimed turns the running pooled sandbox p into sandbox st: it
 // mints st's identity and writes it over the pool's credentials, sends
-// the claim and waits until the executor serves st's subjects; then it
-// revokes the pool identity (which drops whatever still used it) and
-// records st running and p claimed by it. It sets the claimed limits
-// meanwhile.
+// the claim and, once the executor has it, revokes the pool identity
+// (which drops whatever still used it) and sets the claimed limits while
+// it waits until the executor serves st's subjects; then it records st
+// running and p claimed by it.
 func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
 	if err := w.mintIdentity(ctx, st.ID); err != nil {
 		return err
@@ -199,25 +199,29 @@ func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st 
 		return err
 	}
 	defer rw.Close()
-	if err := w.nc.Publish(schemas.ClaimSubject(p.ID), data); err != nil {
+	// The executor acknowledges the claim once it has it: from then on the
+	// pool identity is not needed, and is revoked while the executor
+	// reconnects; docker update runs meanwhile too. The claim waits for
+	// all three.
+	ackCtx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
+	_, err = w.nc.RequestWithContext(ackCtx, schemas.ClaimSubject(p.ID), data)
+	cancel()
+	if err != nil {
 		return fmt.Errorf("claim %s: %w", p.ID, err)
 	}
-	// docker update runs while the executor reconnects; the claim waits
-	// for both.
-	updated := make(chan error, 1)
+	revoked, updated := make(chan error, 1), make(chan error, 1)
+	go func() { revoked <- w.revokeIdentity(ctx, p.ID) }()
 	go func() { updated <- w.updateLimits(ctx, p, st) }()
 	ready, err := w.awaitReady(ctx, *st, rw)
-	if uerr := <-updated; err == nil {
-		err = uerr
+	if rerr := <-revoked; rerr != nil {
+		err = errors.Join(err, fmt.Errorf("revoke the pool identity of %s: %w", p.ID, rerr))
 	}
+	err = errors.Join(err, <-updated)
 	if err != nil {
 		return err
 	}
 	if ready.Modules != nil {
 		st.Tools = ready.Modules
-	}
-	if err := w.revokeIdentity(ctx, p.ID); err != nil {
-		return fmt.Errorf("revoke the pool identity of %s: %w", p.ID, err)
 	}
 	running, err := w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", st.Tools))
 	if err != nil {
