@@ -115,6 +115,19 @@ func run(ctx context.Context, args []string) error {
 		}
 		pool.Close()
 	}()
+	poolFree, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: "bench-pool-free-" + uuid.NewString()[:8]}, sdk.WithURL(c.url))
+	if err != nil {
+		return err
+	}
+	if err := poolFree.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		if err := poolFree.End(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintln(os.Stderr, "end the bench pool group:", err)
+		}
+		poolFree.Close()
+	}()
 	var direct *sdk.SandboxGroup
 	if c.directURL != "" {
 		// The same group through another connection: Attach gives handles
@@ -130,7 +143,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	defer p.stop()
 
-	b := &bench{cfg: c, group: g, pool: pool, direct: direct, peer: p, t: &table{}}
+	b := &bench{cfg: c, group: g, pool: pool, poolFree: poolFree, direct: direct, peer: p, t: &table{}}
 	started := time.Now()
 	for _, phase := range []struct {
 		name string
@@ -157,13 +170,15 @@ func run(ctx context.Context, args []string) error {
 
 // bench holds one run's group, peer and table.
 type bench struct {
-	cfg    config
-	group  *sdk.SandboxGroup
-	pool   *sdk.SandboxGroup // no tool files: its creates fit the warm pool
-	direct *sdk.SandboxGroup // nil unless -direct-nats
-	peer   *peer
-	t      *table
-	seq    int
+	cfg   config
+	group *sdk.SandboxGroup
+	pool  *sdk.SandboxGroup // no tool files: its creates fit the warm pool
+	// poolFree has no limits either: its claims need no docker update.
+	poolFree *sdk.SandboxGroup
+	direct   *sdk.SandboxGroup // nil unless -direct-nats
+	peer     *peer
+	t        *table
+	seq      int
 }
 
 // newID is a fresh sandbox id with prefix.
