@@ -3,7 +3,8 @@
 // (scripts/base-image.sh: pulled where a registry answers, else made with
 // debootstrap), the default sandbox image (sandbox.Dockerfile: the executor
 // built on this machine, uv from its PyPI wheel) and the control-plane
-// image (control.Dockerfile: NATS, the orchestrator and the search service).
+// image (control.Dockerfile: NATS, the orchestrator, the search service and
+// the data service).
 //
 // Each image carries a label with the hash of its build context, so a build
 // whose inputs did not change is skipped.
@@ -52,6 +53,9 @@ type Config struct {
 	PullTimeout time.Duration
 }
 
+// defaultPullTimeout is Config.PullTimeout when none is set.
+const defaultPullTimeout = 5 * time.Minute
+
 // DefaultConfig returns the configuration for a source tree at root.
 func DefaultConfig(root string) Config {
 	cache, err := os.UserCacheDir()
@@ -62,7 +66,7 @@ func DefaultConfig(root string) Config {
 		RepoRoot:    root,
 		CacheDir:    filepath.Join(cache, "sandox"),
 		UVVersion:   "0.13.9",
-		PullTimeout: 5 * time.Minute,
+		PullTimeout: defaultPullTimeout,
 	}
 }
 
@@ -78,7 +82,7 @@ func NewBuilder(d *docker.Client, cfg Config) *Builder {
 		cfg.Progress = io.Discard
 	}
 	if cfg.PullTimeout <= 0 {
-		cfg.PullTimeout = 5 * time.Minute
+		cfg.PullTimeout = defaultPullTimeout
 	}
 	return &Builder{cfg: cfg, docker: d}
 }
@@ -141,11 +145,16 @@ func (b *Builder) Control(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	data, err := b.goBinary(ctx, "sandox-data", "./services/data/cmd/sandox-data")
+	if err != nil {
+		return err
+	}
 	return b.buildIfChanged(ctx, ControlImage, map[string][]byte{
 		"Dockerfile":          controlDockerfile,
 		"sandox-nats":         nats,
 		"sandox-orchestrator": orch,
 		"sandox-search":       search,
+		"sandox-data":         data,
 	})
 }
 

@@ -1,5 +1,5 @@
-# The control-plane image: the NATS server, the orchestrator and the search
-# service, each run as its own container from this one image (see
+# The control-plane image: the NATS server, the orchestrator, the search
+# service and the data service, each run as its own container from this one image (see
 # compose.yaml).
 ARG BASE=sandox/base:bookworm
 FROM ${BASE}
@@ -12,3 +12,4 @@ RUN set -eu; \
 COPY sandox-nats /usr/local/bin/sandox-nats
 COPY sandox-orchestrator /usr/local/bin/sandox-orchestrator
 COPY sandox-search /usr/local/bin/sandox-search
+COPY sandox-data /usr/local/bin/sandox-data

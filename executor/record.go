@@ -42,9 +42,9 @@ func (s *Server) takeBatch(m *nats.Msg) {
 // recordObservations keeps the answer to a batch whose reply subject the
 // events stream does not capture (an _INBOX of `nats request`): it
 // publishes a copy on schemas.ObservationSubject. An answer sent to a
-// sandox.obs. subject is recorded as it is sent.
+// schemas.ObservationSubjectPrefix subject is recorded as it is sent.
 func (s *Server) recordObservations(m *nats.Msg, batchID string, data []byte) {
-	if strings.HasPrefix(m.Reply, "sandox.obs.") {
+	if strings.HasPrefix(m.Reply, schemas.ObservationSubjectPrefix) {
 		return
 	}
 	if !batchIDPattern.MatchString(batchID) {

@@ -163,7 +163,13 @@ func (s *Server) reply(m *nats.Msg, res schemas.BatchResult) {
 // servePing answers that the executor is ready, with the tool modules it
 // serves (schemas.ExecutorReady).
 func (s *Server) servePing(m *nats.Msg) {
-	s.respondJSON(m, schemas.ExecutorReady{Modules: s.reg.Modules()})
+	s.respondJSON(m, s.readiness())
+}
+
+// readiness is the answer to a ping and the ready announcement: the tool
+// modules the executor serves.
+func (s *Server) readiness() schemas.ExecutorReady {
+	return schemas.ExecutorReady{Modules: s.reg.Modules()}
 }
 
 // announceReady publishes the ping's answer once on schemas.ReadySubject,
@@ -171,7 +177,7 @@ func (s *Server) servePing(m *nats.Msg) {
 // is sent after the subscriptions are flushed: whoever gets it can send a
 // batch at once. A failure is logged; the orchestrator still pings.
 func (s *Server) announceReady() {
-	data, err := json.Marshal(schemas.ExecutorReady{Modules: s.reg.Modules()})
+	data, err := json.Marshal(s.readiness())
 	if err == nil {
 		err = s.nc.Publish(schemas.ReadySubject(s.cfg.SandboxID), data)
 	}

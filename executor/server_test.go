@@ -59,6 +59,19 @@ func startServer(t *testing.T, reg *tools.Registry) *nats.Conn {
 
 func startServerWith(t *testing.T, reg *tools.Registry, srvCfg Config) *nats.Conn {
 	t.Helper()
+	nc := startNATS(t)
+	serve(t, nc, reg, srvCfg)
+	poll.Until(t, 5*time.Second, "the executor to answer pings", func() bool {
+		_, err := nc.Request(schemas.PingSubject("sb-1"), nil, 200*time.Millisecond)
+		return err == nil
+	})
+	return nc
+}
+
+// startNATS starts an embedded NATS server on a free port and returns a
+// connection to it; both close at the test's end.
+func startNATS(t *testing.T) *nats.Conn {
+	t.Helper()
 	cfg := natsd.DefaultConfig()
 	cfg.Port = -1
 	cfg.StoreDir = t.TempDir()
@@ -69,7 +82,15 @@ func startServerWith(t *testing.T, reg *tools.Registry, srvCfg Config) *nats.Con
 	nc, err := nats.Connect(ns.ClientURL())
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
-	srv := NewServer(nc, reg, srvCfg, slog.New(slog.DiscardHandler))
+	return nc
+}
+
+// serve runs an executor.Server for reg on nc until the test's end, when
+// it checks that Serve returned no error. It does not wait for the server
+// to answer.
+func serve(t *testing.T, nc *nats.Conn, reg *tools.Registry, cfg Config) {
+	t.Helper()
+	srv := NewServer(nc, reg, cfg, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx) }()
@@ -77,11 +98,6 @@ func startServerWith(t *testing.T, reg *tools.Registry, srvCfg Config) *nats.Con
 		cancel()
 		assert.NoError(t, <-done, "Serve")
 	})
-	poll.Until(t, 5*time.Second, "the executor to answer pings", func() bool {
-		_, err := nc.Request(schemas.PingSubject("sb-1"), nil, 200*time.Millisecond)
-		return err == nil
-	})
-	return nc
 }
 
 func request(t *testing.T, nc *nats.Conn, payload string, stop bool) schemas.BatchResult {

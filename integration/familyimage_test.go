@@ -26,11 +26,7 @@ func TestFamilyImageNeeds(t *testing.T) {
 		Apt:   []string{"jq"},
 		Files: []tools.ImageFile{{Path: "/usr/local/bin/family-hello", Content: []byte("#!/bin/sh\necho family says hello\n"), Mode: 0o755}},
 	}
-	files := map[string][]byte{
-		"Dockerfile":                        []byte(orchestrator.Dockerfile(build.SandboxImage, needs, []schemas.ToolFile{{Name: "fam_tools.py"}})),
-		"family/usr/local/bin/family-hello": needs.Files[0].Content,
-		"tools/fam_tools.py":                []byte(familyTools),
-	}
+	files := orchestrator.BuildContext(build.SandboxImage, needs, []schemas.ToolFile{{Name: "fam_tools.py", Content: []byte(familyTools)}})
 	tag := "sandox/sandbox-tools:it-family-needs"
 	var progress strings.Builder
 	err := env.docker.Build(ctx, docker.BuildSpec{Tag: tag, Files: files, Labels: map[string]string{orchestrator.LabelManaged: "true"}}, &progress)

@@ -31,6 +31,8 @@ var env struct {
 	disks   string          // the orchestrator's disks directory
 	nc      *nats.Conn      // a client identity
 	auth    *auth.Authority // signs every identity of the test system
+	// dbGroups are the groups whose database volumes teardown removes.
+	dbGroups []string
 	// worker is the configuration of the test system's orchestrator
 	// worker, for tests that run another one beside it.
 	worker orchestrator.Config
@@ -160,6 +162,9 @@ func setup(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	ocfg.CredsDir = credsDir
+	if err := setupDatabaseConfig(ctx, b, &ocfg); err != nil {
+		return nil, err
+	}
 	env.worker = ocfg
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(d), ocfg, log)
@@ -169,10 +174,16 @@ func setup(ctx context.Context) (func() error, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
+	stopData, err := startDataService(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 
 	return func() error {
 		cancel()
 		werr := <-done
+		stopData()
 		env.nc.Close()
 		control.Close()
 		ns.Shutdown()
@@ -185,7 +196,13 @@ func setup(ctx context.Context) (func() error, error) {
 			_ = d.Remove(context.Background(), c.ID)
 			_ = d.RemoveVolume(context.Background(), orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))
 		}
-		nerr := errors.Join(d.RemoveNetwork(context.Background(), env.network), d.RemoveNetwork(context.Background(), ocfg.EgressNetwork))
+		for _, g := range env.dbGroups {
+			for _, db := range []string{"neo4j", "qdrant"} {
+				_ = d.RemoveVolume(context.Background(), orchestrator.DatabaseName(g, db))
+			}
+		}
+		nerr := errors.Join(d.RemoveNetwork(context.Background(), env.network), d.RemoveNetwork(context.Background(), ocfg.EgressNetwork),
+			d.RemoveNetwork(context.Background(), ocfg.DatabaseNetwork))
 		os.RemoveAll(egressDir)
 		// And their disks go once their volumes are gone.
 		_ = (&disks.Pool{Dir: disksDir}).DetachAll()

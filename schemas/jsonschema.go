@@ -19,18 +19,22 @@ import (
 // The JSON Schema files in jsonschema/ are generated from these types
 // (go generate ./schemas), and a test fails when a file is out of date.
 var Messages = map[string]any{
-	"actions":        Actions{},
-	"observation":    Observation{},
-	"batch_result":   BatchResult{},
-	"command":        Command{},
-	"command_result": CommandResult{},
-	"event":          Event{},
-	"sandbox_status": SandboxStatus{},
-	"group_status":   GroupStatus{},
-	"sandbox_usage":  SandboxUsage{},
-	"status_reply":   StatusReply{},
-	"tool":           ToolDescription{},
-	"executor_ready": ExecutorReady{},
+	"actions":          Actions{},
+	"observation":      Observation{},
+	"batch_result":     BatchResult{},
+	"command":          Command{},
+	"command_result":   CommandResult{},
+	"event":            Event{},
+	"sandbox_status":   SandboxStatus{},
+	"group_status":     GroupStatus{},
+	"sandbox_usage":    SandboxUsage{},
+	"status_reply":     StatusReply{},
+	"tool":             ToolDescription{},
+	"executor_ready":   ExecutorReady{},
+	"database_request": DatabaseRequest{},
+	"database_reply":   DatabaseReply{},
+	"population_event": PopulationEvent{},
+	"populate_reply":   PopulateReply{},
 }
 
 //go:embed jsonschema/*.schema.json

@@ -77,6 +77,13 @@ func samples() map[string]any {
 		"sandbox_usage":  SandboxUsage{SandboxID: "sb-1", MemoryBytes: 1, ReadAt: now},
 		"tool":           ToolDescription{Name: "m.f", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`), Source: "python"},
 		"executor_ready": ExecutorReady{Modules: []string{"filesystem_tools", "my_tools"}},
+		"population_event": PopulationEvent{GroupID: "g", Database: DatabaseQdrant, Namespace: "docs", Source: "s3://b/docs.jsonl", Loaded: 200,
+			Bad: []RowError{{Source: "s3://b/docs.jsonl", Line: 17, Reason: "invalid JSON"}}, Done: true},
+		"populate_reply":   PopulateReply{Sources: []PopulationEvent{{GroupID: "g", Database: DatabaseNeo4j, Namespace: "kg", Source: "kg.cypher", Loaded: 3}}},
+		"database_request": DatabaseRequest{Op: GraphReadQuery, Args: []byte(`{"query":"MATCH (p:Person) RETURN p.name","params":{"x":1}}`)},
+		"database_reply": DatabaseReply{Result: []byte(`{"rows":[{"p.name":"Ada"}]}`),
+			Grants: DatabaseAccess{{Database: DatabaseNeo4j, Namespace: "pub", Read: true}},
+			Error:  Errorf(CodeAccessDenied, "access denied: sandbox sb-1 may not write namespace %q of neo4j", "pub")},
 	}
 }
 

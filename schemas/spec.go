@@ -57,7 +57,8 @@ const (
 type DatabaseGrant struct {
 	// Database is "qdrant" or "neo4j".
 	Database string `json:"database" jsonschema:"enum=qdrant,enum=neo4j"`
-	// Namespace is a Qdrant collection or a Neo4j database.
+	// Namespace is a Qdrant collection or a namespace of the group's Neo4j
+	// (docs/databases.md).
 	Namespace string `json:"namespace"`
 	Read      bool   `json:"read"`
 	Write     bool   `json:"write"`
@@ -104,8 +105,12 @@ type GroupSpec struct {
 	Compute        ComputeResources `json:"compute"`
 	DatabaseAccess DatabaseAccess   `json:"database_access,omitempty"`
 	// PopulationConfig is the YAML text that says how to populate the
-	// shared databases when the group starts.
+	// shared databases when the group starts (docs/databases.md).
 	PopulationConfig string `json:"population_config,omitempty"`
+	// KeepDatabaseData keeps the databases' volumes when the group ends,
+	// so a group of the same id starts with the same data; by default
+	// they are deleted with the group.
+	KeepDatabaseData bool `json:"keep_database_data,omitempty"`
 	// Sandboxes are created and started with the group.
 	Sandboxes []SandboxSpec `json:"sandboxes,omitempty"`
 	// Overcommit, when above 1, lets the sandboxes of this group be granted

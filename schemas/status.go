@@ -103,7 +103,10 @@ type GroupStatus struct {
 	State     GroupState `json:"state"`
 	Spec      GroupSpec  `json:"spec"`
 	Sandboxes []string   `json:"sandboxes"`
-	CreatedAt time.Time  `json:"created_at,omitzero"`
+	// Databases are where the group's databases listen, for the data
+	// service; empty when the spec names none.
+	Databases []DatabaseEndpoint `json:"databases,omitempty"`
+	CreatedAt time.Time          `json:"created_at,omitzero"`
 	// ExpiresAt is when its TTL ends it; zero without a TTL.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// Expired is set once, by the worker that ends the group for its TTL.

@@ -83,11 +83,15 @@ func SandboxInboxPrefix(sandboxID string) string { return "sandbox." + sandboxID
 // sends only its question.
 func SandboxServiceSubjects() []string { return []string{SearchSubject} }
 
+// ObservationSubjectPrefix begins every ObservationSubject; EventStream
+// records every subject under it.
+const ObservationSubjectPrefix = "sandox.obs."
+
 // ObservationSubject is the reply subject the SDK gives an action batch, so
 // that the observations are recorded in EventStream and an async future can
 // collect them later.
 func ObservationSubject(sandboxID, batchID string) string {
-	return "sandox.obs." + sandboxID + "." + batchID
+	return ObservationSubjectPrefix + sandboxID + "." + batchID
 }
 
 // BatchRecordSubject is where a sandbox's executor records, for the audit
@@ -128,7 +132,7 @@ func SandboxStatsSubject(sandboxID string) string {
 // EventSubjects lists the subjects EventStream records. ActionsSubject is
 // not among them: a stream that captured it would count as a responder.
 func EventSubjects() []string {
-	return []string{"sandox.evt.>", "sandox.obs.>"}
+	return []string{"sandox.evt.>", ObservationSubjectPrefix + ">"}
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)

@@ -30,6 +30,9 @@ type GroupConfig struct {
 	// PopulationConfig is the path of the YAML file that says how to
 	// populate the shared databases at group start ("" for none).
 	PopulationConfig string
+	// KeepDatabaseData keeps the group's database volumes when it ends, so
+	// a group of the same ID starts with the same data.
+	KeepDatabaseData bool
 	// Sandboxes are created and started by Start, each with its own
 	// options.
 	Sandboxes []InitialSandbox
@@ -120,6 +123,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 		Compute:          cfg.ComputeResources,
 		DatabaseAccess:   cfg.DatabaseAccess,
 		PopulationConfig: population,
+		KeepDatabaseData: cfg.KeepDatabaseData,
 		Overcommit:       cfg.Overcommit,
 		Egress:           cfg.Egress,
 	}

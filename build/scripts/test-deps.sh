@@ -29,6 +29,11 @@ if [ ! -x /usr/bin/chromium ]; then
     { apt-get update -qq && apt-get install -y -qq chromium fonts-liberation >/dev/null; }
 fi
 
+# The data service's tests run Neo4j Community on the host's JDK, and the
+# integration tests build sandox/neo4j from the same jars: Maven and a JDK,
+# and the jars fetched once (build/neo4j/pom.xml) into the gitignored cache.
+bash build/scripts/neo4j-jars.sh
+
 # The image builds download wheels on the host with pip (uv for the sandbox
 # image, the pinned qdrant-edge wheels, cached by the hash of
 # services/qdrantedge/requirements.txt in build/wheels.go).

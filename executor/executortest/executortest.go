@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/executor"
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/tools"
@@ -63,7 +64,6 @@ func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 	ctx, cancel := context.WithCancel(context.Background())
 	reg, closeTools, err := executor.Tools(ctx, tools.Env{
 		Executor: schemas.ExecutorEnv{SandboxID: id, ToolsDir: toolsDir, Workspace: workspace},
-		Dir:      tools.NewWorkDir(workspace),
 		Log:      log,
 	})
 	if err != nil {
@@ -81,14 +81,9 @@ func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 		closeTools()
 	})
 
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := nc.Request(schemas.PingSubject(id), nil, 200*time.Millisecond); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("executor for %s did not answer ping within 10s", id)
-		}
-	}
+	poll.Until(t, 10*time.Second, "the executor for "+id+" to answer pings", func() bool {
+		_, err := nc.Request(schemas.PingSubject(id), nil, 200*time.Millisecond)
+		return err == nil
+	})
 	return &Sandbox{ID: id, URL: ns.ClientURL(), Conn: nc, Workspace: workspace}
 }

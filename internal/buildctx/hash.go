@@ -7,21 +7,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Hash returns the hex SHA-256 of a build context and the id of the image
 // it builds on: the base id, then every file's name, length and content in
 // name order. It does not depend on map order.
 func Hash(files map[string][]byte, base string) string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	h := sha256.New()
 	fmt.Fprintf(h, "base %s\n", base)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(h, "%s %d\n", n, len(files[n]))
 		h.Write(files[n])
 	}

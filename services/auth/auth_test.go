@@ -273,3 +273,53 @@ func TestSandboxAsksTheSearchService(t *testing.T) {
 	require.NoError(t, err)
 	violation(t, serviceErrs, "subscription", "sandbox.sb-a.>")
 }
+
+func TestSandboxDatabaseGrants(t *testing.T) {
+	s, a := startServer(t)
+	grants := []schemas.DatabaseGrant{
+		{Database: "neo4j", Namespace: "pub", Read: true},
+		{Database: "qdrant", Namespace: "work", Read: true, Write: true},
+	}
+	creds, err := a.Mint("sb", auth.RoleSandbox, "sb-g", grants...)
+	require.NoError(t, err)
+	sb, errs := conn(t, s.ClientURL(), creds)
+	data, _ := conn(t, s.ClientURL(), mint(t, a, auth.RoleData, ""))
+	got := make(chan string, 16)
+	_, err = data.Subscribe("sandox.db.>", func(m *nats.Msg) { got <- m.Subject })
+	require.NoError(t, err)
+	require.NoError(t, data.Flush())
+
+	tests := []struct {
+		subject string
+		allowed bool
+	}{
+		{"sandox.db.sb-g.neo4j.pub.read", true},
+		{"sandox.db.sb-g.neo4j.pub.write", false},
+		{"sandox.db.sb-g.qdrant.work.read", true},
+		{"sandox.db.sb-g.qdrant.work.write", true},
+		{"sandox.db.sb-g.list", true},
+		{"sandox.db.sb-g.neo4j.work.read", false},
+		{"sandox.db.sb-other.neo4j.pub.read", false},
+		{"sandox.db.sb-other.list", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.subject, func(t *testing.T) {
+			require.NoError(t, sb.Publish(tt.subject, []byte("{}")))
+			if !tt.allowed {
+				violation(t, errs, "publish", tt.subject)
+				return
+			}
+			select {
+			case s := <-got:
+				assert.Equal(t, tt.subject, s)
+			case <-time.After(2 * time.Second):
+				t.Fatalf("the data service got nothing on %s", tt.subject)
+			}
+		})
+	}
+
+	_, err = a.Mint("sb", auth.RoleSandbox, "sb-g", schemas.DatabaseGrant{Database: "mysql", Namespace: "x", Read: true})
+	require.Error(t, err)
+	_, err = a.Mint("sb", auth.RoleSandbox, "sb-g", schemas.DatabaseGrant{Database: "neo4j", Namespace: "a.b", Read: true})
+	require.Error(t, err)
+}

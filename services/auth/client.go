@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // ErrAuthService means the auth service refused or did not answer.
@@ -18,11 +20,12 @@ type Client struct {
 	NC *nats.Conn
 }
 
-// MintSandbox asks for a new identity for the sandbox id and returns its
-// .creds file; socketOnly makes it valid on the server's Unix socket alone.
-// It blocks until the service answers or ctx ends.
-func (c Client) MintSandbox(ctx context.Context, id string, socketOnly bool) ([]byte, error) {
-	r, err := c.call(ctx, MintSubject, request{SandboxID: id, SocketOnly: socketOnly})
+// MintSandbox asks for a new identity for the sandbox id, allowed the
+// database subjects of grants, and returns its .creds file; socketOnly
+// makes it valid on the server's Unix socket alone. It blocks until the
+// service answers or ctx ends.
+func (c Client) MintSandbox(ctx context.Context, id string, socketOnly bool, grants ...schemas.DatabaseGrant) ([]byte, error) {
+	r, err := c.call(ctx, MintSubject, request{SandboxID: id, SocketOnly: socketOnly, Grants: grants})
 	if err != nil {
 		return nil, err
 	}

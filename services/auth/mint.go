@@ -7,6 +7,8 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // Creds are one user's credentials: its JWT and its seed.
@@ -29,25 +31,38 @@ func (c Creds) Option() nats.Option {
 }
 
 // Mint issues credentials for a new user named name with role's
-// permissions (sandboxID only for RoleSandbox). The user is signed by the
-// SANDOX account; its JWT does not expire.
-func (a *Authority) Mint(name string, role Role, sandboxID string) (Creds, error) {
-	return a.mint(name, role, sandboxID, false)
+// permissions (sandboxID and its database grants only for RoleSandbox).
+// The user is signed by the SANDOX account; its JWT does not expire.
+func (a *Authority) Mint(name string, role Role, sandboxID string, grants ...schemas.DatabaseGrant) (Creds, error) {
+	return a.mint(name, role, sandboxID, false, grants...)
 }
 
-// MintSandbox issues an identity for the sandbox id. With socketOnly the
-// server accepts it only on in-process connections, which is what its
-// Unix socket makes (natsd.Config.Socket): stolen and used over TCP, it is
-// refused at connect.
-func (a *Authority) MintSandbox(id string, socketOnly bool) (Creds, error) {
-	return a.mint("sandbox "+id, RoleSandbox, id, socketOnly)
+// MintSandbox issues an identity for the sandbox id, allowed the database
+// subjects of its grants. With socketOnly the server accepts it only on
+// in-process connections, which is what its Unix socket makes
+// (natsd.Config.Socket): stolen and used over TCP, it is refused at
+// connect.
+func (a *Authority) MintSandbox(id string, socketOnly bool, grants ...schemas.DatabaseGrant) (Creds, error) {
+	return a.mint("sandbox "+id, RoleSandbox, id, socketOnly, grants...)
 }
 
-func (a *Authority) mint(name string, role Role, sandboxID string, socketOnly bool) (Creds, error) {
-	perms, err := Permissions(role, sandboxID)
+func (a *Authority) mint(name string, role Role, sandboxID string, socketOnly bool, grants ...schemas.DatabaseGrant) (Creds, error) {
+	perms, err := Permissions(role, sandboxID, grants...)
 	if err != nil {
 		return Creds{}, err
 	}
+	return a.signUser(name, func(uc *jwt.UserClaims) {
+		uc.Permissions = perms
+		uc.Tags.Add("role:" + string(role))
+		if socketOnly {
+			uc.AllowedConnectionTypes.Add(jwt.ConnectionTypeInProcess)
+		}
+	})
+}
+
+// signUser makes a new user key named name, lets fill set its claims
+// (permissions, tags), and signs them with the SANDOX account.
+func (a *Authority) signUser(name string, fill func(*jwt.UserClaims)) (Creds, error) {
 	kp, err := nkeys.CreateUser()
 	if err != nil {
 		return Creds{}, fmt.Errorf("user key: %w", err)
@@ -62,11 +77,7 @@ func (a *Authority) mint(name string, role Role, sandboxID string, socketOnly bo
 	}
 	uc := jwt.NewUserClaims(pub)
 	uc.Name = name
-	uc.Permissions = perms
-	uc.Tags.Add("role:" + string(role))
-	if socketOnly {
-		uc.AllowedConnectionTypes.Add(jwt.ConnectionTypeInProcess)
-	}
+	fill(uc)
 	tok, err := uc.Encode(a.account)
 	if err != nil {
 		return Creds{}, fmt.Errorf("user claims: %w", err)

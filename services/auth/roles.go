@@ -36,6 +36,11 @@ const (
 	// RoleSearch is the web search service: it takes requests on
 	// schemas.SearchSubject and publishes only its replies.
 	RoleSearch Role = "search"
+	// RoleData is the data service: it takes database requests on
+	// sandox.db.> and population requests on schemas.PopulateSubject, publishes its replies and its population events
+	// (sandox.evt.data.>), and reads the buckets of groups and sandboxes
+	// (the recorded grants and database endpoints).
+	RoleData Role = "data"
 )
 
 // Where the Service answers the control plane.
@@ -72,8 +77,10 @@ var jsWrites = []string{
 }
 
 // Permissions returns the permissions of role; sandboxID names the sandbox
-// of RoleSandbox and must be empty otherwise.
-func Permissions(role Role, sandboxID string) (jwt.Permissions, error) {
+// of RoleSandbox and must be empty otherwise. grants, for RoleSandbox, are
+// the sandbox's database grants: it may publish exactly their subjects
+// (schemas.DatabaseGrantSubjects), a read grant the .read subject only.
+func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (jwt.Permissions, error) {
 	var p jwt.Permissions
 	if (role == RoleSandbox) != (sandboxID != "") {
 		return p, fmt.Errorf("role %s with sandbox %q: only the sandbox role names a sandbox", role, sandboxID)
@@ -109,13 +116,24 @@ func Permissions(role Role, sandboxID string) (jwt.Permissions, error) {
 			schemas.ReadySubject(sandboxID),
 		)
 		p.Pub.Allow.Add(schemas.SandboxServiceSubjects()...)
+		if len(grants) > 0 {
+			if err := schemas.DatabaseAccess(grants).Validate(); err != nil {
+				return p, err
+			}
+			p.Pub.Allow.Add(schemas.DatabaseGrantSubjects(sandboxID, grants)...)
+		}
 		p.Sub.Allow.Add(schemas.SandboxSubjects(sandboxID))
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: responseTTL}
 	case RoleSearch:
 		p.Sub.Allow.Add(schemas.SearchSubject)
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
+	case RoleData:
+		p.Sub.Allow.Add(schemas.DatabaseSubjectPrefix+">", schemas.PopulateSubject, "_INBOX.>")
+		p.Pub.Allow.Add("$JS.API.>", "_INBOX.>", "sandox.evt.data.>")
+		p.Pub.Deny.Add(jsWrites...)
+		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	default:
-		return p, fmt.Errorf("unknown role %q (want control, client, audit, sandbox or search)", role)
+		return p, fmt.Errorf("unknown role %q (want control, client, audit, sandbox, search or data)", role)
 	}
 	return p, nil
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nkeys"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // Service runs inside the NATS server's process. It configures the server
@@ -44,7 +45,6 @@ type serviceState struct {
 // statePath (read now when it exists).
 func NewService(a *Authority, statePath string, log *slog.Logger) (*Service, error) {
 	s := &Service{auth: a, path: statePath, log: log, resolver: &server.MemAccResolver{}}
-	s.state = serviceState{Revoked: map[string]int64{}, Sandboxes: map[string][]string{}}
 	data, err := os.ReadFile(statePath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -55,6 +55,7 @@ func NewService(a *Authority, statePath string, log *slog.Logger) (*Service, err
 			return nil, fmt.Errorf("auth state %s: %w", statePath, err)
 		}
 	}
+	// A new state, or a file without (or with null) maps.
 	if s.state.Revoked == nil {
 		s.state.Revoked = map[string]int64{}
 	}
@@ -118,26 +119,17 @@ func (s *Service) Start(srv *server.Server) error {
 // selfCreds are the service's own identity: it hears its two subjects and
 // answers.
 func (s *Service) selfCreds() (Creds, error) {
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		return Creds{}, err
-	}
-	pub, _ := kp.PublicKey()
-	seed, _ := kp.Seed()
-	uc := jwt.NewUserClaims(pub)
-	uc.Name = "sandox-auth"
-	uc.Sub.Allow.Add(MintSubject, RevokeSubject)
-	uc.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
-	tok, err := uc.Encode(s.auth.account)
-	if err != nil {
-		return Creds{}, err
-	}
-	return Creds{User: pub, JWT: tok, Seed: seed}, nil
+	return s.auth.signUser("sandox-auth", func(uc *jwt.UserClaims) {
+		uc.Sub.Allow.Add(MintSubject, RevokeSubject)
+		uc.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
+	})
 }
 
 // request and reply are the service's wire messages.
 type request struct {
 	SandboxID string `json:"sandbox_id"`
+	// Grants are the sandbox's database grants (mint only).
+	Grants []schemas.DatabaseGrant `json:"grants,omitempty"`
 	// SocketOnly (mint only) makes the identity valid on the server's Unix
 	// socket alone.
 	SocketOnly bool `json:"socket_only,omitempty"`
@@ -157,7 +149,7 @@ func (s *Service) serveMint(m *nats.Msg) {
 		s.respond(m, reply{Error: "bad request: " + err.Error()})
 		return
 	}
-	creds, err := s.MintSandbox(req.SandboxID, req.SocketOnly)
+	creds, err := s.MintSandbox(req.SandboxID, req.SocketOnly, req.Grants...)
 	if err != nil {
 		s.respond(m, reply{Error: err.Error()})
 		return
@@ -191,11 +183,11 @@ func (s *Service) respond(m *nats.Msg, r reply) {
 	}
 }
 
-// MintSandbox issues a new identity for the sandbox id (see
-// Authority.MintSandbox) and remembers it, so that RevokeSandbox can revoke
-// it.
-func (s *Service) MintSandbox(id string, socketOnly bool) (Creds, error) {
-	creds, err := s.auth.MintSandbox(id, socketOnly)
+// MintSandbox issues a new identity for the sandbox id, allowed the
+// database subjects of grants (see Authority.MintSandbox), and remembers
+// it, so that RevokeSandbox can revoke it.
+func (s *Service) MintSandbox(id string, socketOnly bool, grants ...schemas.DatabaseGrant) (Creds, error) {
+	creds, err := s.auth.MintSandbox(id, socketOnly, grants...)
 	if err != nil {
 		return Creds{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"time"
@@ -26,12 +27,7 @@ func (c *Client) CopyDir(ctx context.Context, id, dir string, uid int, files map
 	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: base + "/", Mode: 0o500, Uid: uid, Gid: uid, ModTime: epoch}); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		data := files[name]
 		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: base + "/" + name, Mode: 0o400, Uid: uid, Gid: uid, Size: int64(len(data)), ModTime: epoch}
 		if err := tw.WriteHeader(hdr); err != nil {

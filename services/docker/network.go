@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -13,16 +14,9 @@ import (
 // EnsureNetwork creates the bridge network name unless it exists, and
 // returns its gateway address (the host's address on that network).
 func (c *Client) EnsureNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
-	info, err := c.api.NetworkInspect(ctx, name, network.InspectOptions{})
-	if isNotFound(err) {
-		_, err = c.api.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Labels: labels})
-		if err != nil && !errdefs.IsConflict(err) {
-			return "", fmt.Errorf("create network %s: %w", name, err)
-		}
-		info, err = c.api.NetworkInspect(ctx, name, network.InspectOptions{})
-	}
+	info, err := c.ensureNetwork(ctx, name, network.CreateOptions{Driver: "bridge", Labels: labels})
 	if err != nil {
-		return "", fmt.Errorf("inspect network %s: %w", name, err)
+		return "", err
 	}
 	for _, cfg := range info.IPAM.Config {
 		if cfg.Gateway != "" {
@@ -30,6 +24,35 @@ func (c *Client) EnsureNetwork(ctx context.Context, name string, labels map[stri
 		}
 	}
 	return "", fmt.Errorf("network %s has no gateway address", name)
+}
+
+// EnsureIsolatedNetwork creates the bridge network name with
+// inter-container traffic off (enable_icc=false) unless it exists: its
+// containers reach the outside through the host's NAT, but not each other.
+func (c *Client) EnsureIsolatedNetwork(ctx context.Context, name string, labels map[string]string) error {
+	_, err := c.ensureNetwork(ctx, name, network.CreateOptions{
+		Driver:  "bridge",
+		Labels:  labels,
+		Options: map[string]string{"com.docker.network.bridge.enable_icc": "false"},
+	})
+	return err
+}
+
+// ensureNetwork creates the network name with opts unless it exists (or
+// another caller creates it first), and returns it as the engine has it.
+func (c *Client) ensureNetwork(ctx context.Context, name string, opts network.CreateOptions) (network.Inspect, error) {
+	info, err := c.api.NetworkInspect(ctx, name, network.InspectOptions{})
+	if isNotFound(err) {
+		_, err = c.api.NetworkCreate(ctx, name, opts)
+		if err != nil && !errdefs.IsConflict(err) {
+			return network.Inspect{}, fmt.Errorf("create network %s: %w", name, err)
+		}
+		info, err = c.api.NetworkInspect(ctx, name, network.InspectOptions{})
+	}
+	if err != nil {
+		return network.Inspect{}, fmt.Errorf("inspect network %s: %w", name, err)
+	}
+	return info, nil
 }
 
 // RemoveNetwork removes the network; a missing one is not an error.
@@ -72,21 +95,12 @@ func splitProto(port string) (string, string) {
 	return "tcp", port
 }
 
-// EnsureIsolatedNetwork creates the bridge network name with
-// inter-container traffic off (enable_icc=false) unless it exists: its
-// containers reach the outside through the host's NAT, but not each other.
-func (c *Client) EnsureIsolatedNetwork(ctx context.Context, name string, labels map[string]string) error {
-	_, err := c.api.NetworkInspect(ctx, name, network.InspectOptions{})
-	if !isNotFound(err) {
-		return err
-	}
-	_, err = c.api.NetworkCreate(ctx, name, network.CreateOptions{
-		Driver:  "bridge",
-		Labels:  labels,
-		Options: map[string]string{"com.docker.network.bridge.enable_icc": "false"},
-	})
-	if err != nil && !errdefs.IsConflict(err) {
-		return fmt.Errorf("create network %s: %w", name, err)
+// ConnectNetwork attaches the container to the network as well; one
+// already attached is no error.
+func (c *Client) ConnectNetwork(ctx context.Context, networkName, container string) error {
+	err := c.api.NetworkConnect(ctx, networkName, container, nil)
+	if err != nil && !errdefs.IsConflict(err) && !strings.Contains(err.Error(), "already exists") {
+		return fmt.Errorf("connect %s to network %s: %w", container, networkName, err)
 	}
 	return nil
 }

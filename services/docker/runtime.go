@@ -186,3 +186,24 @@ func (r *Runtime) Host(ctx context.Context) (orchestrator.Host, error) {
 	}
 	return orchestrator.Host{ID: h.ID, CPUs: h.CPUs, MemoryBytes: h.MemoryBytes}, nil
 }
+
+// EnsureNetwork creates the bridge network name unless it exists
+// (orchestrator.DatabaseRuntime).
+func (r *Runtime) EnsureNetwork(ctx context.Context, name string, labels map[string]string) error {
+	_, err := r.c.EnsureNetwork(ctx, name, labels)
+	return err
+}
+
+// ContainerIP returns the container's address on network
+// (orchestrator.DatabaseRuntime).
+func (r *Runtime) ContainerIP(ctx context.Context, id, network string) (string, error) {
+	st, err := r.c.Inspect(ctx, id)
+	if err != nil {
+		return "", orchestratorError(err)
+	}
+	ip := st.IPs[network]
+	if ip == "" {
+		return "", fmt.Errorf("container %s has no address on network %s", id, network)
+	}
+	return ip, nil
+}

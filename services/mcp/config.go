@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
-
-	"github.com/google/uuid"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
@@ -53,7 +50,7 @@ func ParseGroupFile(r io.Reader, dir string) (sdk.GroupConfig, sdk.SandboxOption
 		return sdk.GroupConfig{}, sdk.SandboxOptions{}, fmt.Errorf("%w: group config: %w", sdk.ErrBadRequest, err)
 	}
 	if f.Group == "" {
-		f.Group = "mcp-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:8]
+		f.Group = randomID("mcp-")
 	}
 	path := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {

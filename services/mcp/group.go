@@ -1,9 +1,9 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -27,11 +27,7 @@ type GroupOpener struct {
 // first start may build an image); a sandbox that was created but did not
 // start is ended again. Errors are the SDK's.
 func (o GroupOpener) Open(ctx context.Context) (Sandbox, func(context.Context) error, error) {
-	prefix := o.Prefix
-	if prefix == "" {
-		prefix = "mcp-"
-	}
-	id := prefix + strings.ReplaceAll(uuid.NewString(), "-", "")[:8]
+	id := randomID(cmp.Or(o.Prefix, "mcp-"))
 	sb, err := o.Group.CreateSandbox(ctx, id, o.Sandbox)
 	if err != nil {
 		return nil, nil, err
@@ -40,4 +36,10 @@ func (o GroupOpener) Open(ctx context.Context) (Sandbox, func(context.Context) e
 		return nil, nil, errors.Join(err, sb.End(context.WithoutCancel(ctx)))
 	}
 	return sb, sb.End, nil
+}
+
+// randomID is prefix followed by 8 random hex digits (the first group of a
+// random UUID, which has no hyphen).
+func randomID(prefix string) string {
+	return prefix + uuid.NewString()[:8]
 }

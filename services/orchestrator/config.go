@@ -56,6 +56,25 @@ type Config struct {
 	Runtime string
 	// TmpSize is the size of a sandbox's /tmp (a tmpfs, counted in its memory).
 	TmpSize string
+	// DatabaseNetwork is the Docker network of the groups' database
+	// containers: the data service reaches them there, sandboxes are never
+	// on it.
+	DatabaseNetwork string
+	// Neo4jImage and QdrantImage run a group's databases (build.Neo4j and
+	// the Qdrant-compatible image); "" refuses groups that need them.
+	Neo4jImage, QdrantImage string
+	// QdrantDataDir is where the Qdrant image keeps its data, the
+	// volume's mount point: /data for the Qdrant-compatible service,
+	// /qdrant/storage for Qdrant's own image.
+	QdrantDataDir string
+	// Neo4jPasswordFile is the host path of the neo4j user's password,
+	// bound read-only into every Neo4j container; the data service reads
+	// the same secret.
+	Neo4jPasswordFile string
+	// DatabaseReadyTimeout bounds how long a database may take to answer.
+	DatabaseReadyTimeout time.Duration
+	// PopulateTimeout bounds a group's population at start.
+	PopulateTimeout time.Duration
 	// ShmSize is the size of a sandbox's /dev/shm (a tmpfs, counted in its
 	// memory), where POSIX shared memory and semaphores live.
 	ShmSize string
@@ -86,24 +105,28 @@ type Config struct {
 func DefaultConfig() Config {
 	host, _ := os.Hostname()
 	return Config{
-		Worker:           "orchestrator-" + host,
-		SandboxImage:     "sandox/sandbox:latest",
-		Network:          "sandox",
-		SandboxNATSURL:   "unix://" + SandboxNATSDir + "/nats.sock",
-		NATSSocket:       "sandox-nats-socket",
-		Concurrency:      4,
-		ReadyTimeout:     60 * time.Second,
-		AckWait:          30 * time.Second,
-		MaxToolFileBytes: 1 << 20,
-		DisksDir:         "/var/lib/sandox/disks",
-		CredsDir:         "/var/lib/sandox/creds",
-		EgressDir:        "/var/lib/sandox/egress",
-		EgressNetwork:    "sandox-egress",
-		TmpSize:          "256m",
-		ShmSize:          "64m",
-		Events:           DefaultRetention(),
-		LifetimeInterval: 5 * time.Second,
-		ImageGC:          DefaultImageGC(),
-		PoolIdle:         10 * time.Minute,
+		Worker:               "orchestrator-" + host,
+		SandboxImage:         "sandox/sandbox:latest",
+		Network:              "sandox",
+		SandboxNATSURL:       "unix://" + SandboxNATSDir + "/nats.sock",
+		NATSSocket:           "sandox-nats-socket",
+		Concurrency:          4,
+		ReadyTimeout:         60 * time.Second,
+		AckWait:              30 * time.Second,
+		MaxToolFileBytes:     1 << 20,
+		DisksDir:             "/var/lib/sandox/disks",
+		CredsDir:             "/var/lib/sandox/creds",
+		EgressDir:            "/var/lib/sandox/egress",
+		EgressNetwork:        "sandox-egress",
+		TmpSize:              "256m",
+		ShmSize:              "64m",
+		DatabaseNetwork:      "sandox-data",
+		QdrantDataDir:        "/data",
+		DatabaseReadyTimeout: 2 * time.Minute,
+		PopulateTimeout:      10 * time.Minute,
+		Events:               DefaultRetention(),
+		LifetimeInterval:     5 * time.Second,
+		ImageGC:              DefaultImageGC(),
+		PoolIdle:             10 * time.Minute,
 	}
 }

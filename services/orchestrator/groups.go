@@ -40,8 +40,12 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 	if _, err := resources.Parse(spec.Compute); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, spec.DatabaseAccess.Validate())
 	seen := map[string]bool{}
 	for _, sb := range spec.Sandboxes {
+		if sb.Databases != nil {
+			errs = append(errs, sb.Databases.Validate())
+		}
 		if err := schemas.ValidateID("sandbox", sb.ID); err != nil {
 			errs = append(errs, err)
 		}
@@ -74,6 +78,15 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 		return schemas.CommandResult{Group: &g}, nil // starting twice is harmless
 	}
 	res := schemas.CommandResult{}
+	// The databases first: running, answering and populated before any
+	// sandbox may use them.
+	g, err = w.startDatabases(ctx, g)
+	if err != nil {
+		return schemas.CommandResult{Group: &g}, err
+	}
+	if err := w.populate(ctx, g); err != nil {
+		return schemas.CommandResult{Group: &g}, err
+	}
 	var errs []error
 	for _, spec := range g.Spec.Sandboxes {
 		st, err := w.ensureSandboxRunning(ctx, g, spec, cmd.ID)
@@ -138,6 +151,9 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 			ended = append(ended, st)
 		}
 	}
+	if err := w.stopDatabases(ctx, g); err != nil {
+		errs = append(errs, err)
+	}
 	// Belt and braces: containers of the group the state does not know of
 	// (a worker that died half way through a create).
 	left, err := w.rt.List(ctx, w.ownLabels(LabelGroup+"="+g.ID)...)
@@ -145,6 +161,12 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 		errs = append(errs, err)
 	}
 	for _, c := range left {
+		if c.Labels[LabelDatabase] != "" {
+			if err := w.rt.Remove(ctx, c.ID); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
 		sb := c.Labels[LabelSandbox]
 		unlockSandbox := w.locks.lock(sandboxKey(sb))
 		if err := w.removeSandboxResources(ctx, c.ID, sb); err != nil {

@@ -24,16 +24,16 @@ func (w *Worker) credsFile(sandboxID string) string {
 	return filepath.Join(w.cfg.CredsDir, sandboxID+credsSuffix)
 }
 
-// mintIdentity asks the auth service for a new identity of the sandbox and
-// writes its credentials into CredsDir, owned by the sandbox's uid with
+// mintIdentity asks the auth service for a new identity of the sandbox,
+// allowed the database subjects of its grants, and writes its credentials into CredsDir, owned by the sandbox's uid with
 // mode 0400. With CredsDir "" sandboxes get no identity (an open server).
-func (w *Worker) mintIdentity(ctx context.Context, sandboxID string) error {
+func (w *Worker) mintIdentity(ctx context.Context, sandboxID string, grants ...schemas.DatabaseGrant) error {
 	if w.cfg.CredsDir == "" {
 		return nil
 	}
 	// A sandbox reaching NATS through the socket gets an identity that
 	// works there alone: copied out and used over TCP it is refused.
-	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID, w.cfg.NATSSocket != "")
+	creds, err := auth.Client{NC: w.nc}.MintSandbox(ctx, sandboxID, w.cfg.NATSSocket != "", grants...)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (w *Worker) sandboxImage(ctx context.Context, families []string, files []sc
 	if len(files) == 0 && needs.Empty() {
 		return w.cfg.SandboxImage, true, nil
 	}
-	ctxFiles := buildContext(w.cfg.SandboxImage, needs, files)
+	ctxFiles := BuildContext(w.cfg.SandboxImage, needs, files)
 	tag := "sandox/sandbox-tools:" + buildctx.Hash(ctxFiles, baseID)[:20]
 	if _, err := w.rt.ImageID(ctx, tag); err == nil {
 		return tag, true, nil
@@ -55,9 +55,10 @@ func (w *Worker) sandboxImage(ctx context.Context, families []string, files []sc
 	return tag, false, nil
 }
 
-// buildContext is the build context of a sandbox image: the Dockerfile,
-// the families' files under family/ and the tool files under tools/.
-func buildContext(base string, needs tools.ImageNeeds, files []schemas.ToolFile) map[string][]byte {
+// BuildContext is the build context of a sandbox image, file name to
+// content: the Dockerfile, the families' files under family/ and the tool
+// files under tools/.
+func BuildContext(base string, needs tools.ImageNeeds, files []schemas.ToolFile) map[string][]byte {
 	ctxFiles := map[string][]byte{"Dockerfile": []byte(Dockerfile(base, needs, files))}
 	for _, f := range needs.Files {
 		ctxFiles["family"+f.Path] = f.Content

@@ -65,6 +65,9 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if spec.Databases != nil {
 		dbs = *spec.Databases
 	}
+	if err := dbs.Validate(); err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
+	}
 	egressPolicy, err := w.resolveEgress(g.Spec.Egress, spec.Egress)
 	if err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
@@ -136,7 +139,7 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 		return err
 	}
 	undo.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
-	if err := w.mintIdentity(ctx, st.ID); err != nil {
+	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
 		return err
 	}
 	spec := w.containerSpec(st, labels)

@@ -107,9 +107,9 @@ COPY tools/my_tools.py /opt/sandox/tools/my_tools.py
 
 func TestBuildContextCoversTheFamiliesNeeds(t *testing.T) {
 	files := []schemas.ToolFile{{Name: "my_tools.py", Content: []byte("x")}}
-	plain := buildContext("base", tools.ImageNeeds{}, files)
-	withApt := buildContext("base", tools.ImageNeeds{Apt: []string{"chromium"}}, files)
-	withFile := buildContext("base", tools.ImageNeeds{Files: []tools.ImageFile{{Path: "/etc/x", Content: []byte("y")}}}, files)
+	plain := BuildContext("base", tools.ImageNeeds{}, files)
+	withApt := BuildContext("base", tools.ImageNeeds{Apt: []string{"chromium"}}, files)
+	withFile := BuildContext("base", tools.ImageNeeds{Files: []tools.ImageFile{{Path: "/etc/x", Content: []byte("y")}}}, files)
 
 	assert.Equal(t, []byte("x"), plain["tools/my_tools.py"])
 	assert.Equal(t, []byte("y"), withFile["family/etc/x"])

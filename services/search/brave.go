@@ -1,8 +1,8 @@
 package search
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -44,18 +44,14 @@ func (b *Brave) Search(ctx context.Context, query string, count int) ([]schemas.
 		return nil, fmt.Errorf("brave: no API key: set %s or %s: %w", EnvBraveKey, EnvBraveKey+"_FILE", ErrNotConfigured)
 	}
 	q := url.Values{"q": {query}, "count": {strconv.Itoa(min(count, 20))}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, or(b.Endpoint, BraveEndpoint)+"?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cmp.Or(b.Endpoint, BraveEndpoint)+"?"+q.Encode(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("brave: %w", err)
 	}
 	req.Header.Set("X-Subscription-Token", b.APIKey)
-	body, err := getJSON(clientOr(b.Client), req, "brave")
-	if err != nil {
-		return nil, err
-	}
 	var r braveResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("brave: decode answer: %v: %w", err, ErrProvider)
+	if err := getJSON(b.Client, req, "brave", &r); err != nil {
+		return nil, err
 	}
 	out := make([]schemas.SearchResult, 0, len(r.Web.Results))
 	for _, res := range r.Web.Results {

@@ -1,8 +1,8 @@
 package search
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -51,17 +51,13 @@ func (g *Google) Search(ctx context.Context, query string, count int) ([]schemas
 	for start := 1; len(out) < count && start <= 91; start += 10 {
 		q := url.Values{"key": {g.APIKey}, "cx": {g.EngineID}, "q": {query},
 			"num": {strconv.Itoa(min(count-len(out), 10))}, "start": {strconv.Itoa(start)}}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, or(g.Endpoint, GoogleEndpoint)+"?"+q.Encode(), nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cmp.Or(g.Endpoint, GoogleEndpoint)+"?"+q.Encode(), nil)
 		if err != nil {
 			return nil, fmt.Errorf("google: %w", err)
 		}
-		body, err := getJSON(clientOr(g.Client), req, "google")
-		if err != nil {
-			return nil, err
-		}
 		var r googleResponse
-		if err := json.Unmarshal(body, &r); err != nil {
-			return nil, fmt.Errorf("google: decode answer: %v: %w", err, ErrProvider)
+		if err := getJSON(g.Client, req, "google", &r); err != nil {
+			return nil, err
 		}
 		for _, it := range r.Items {
 			out = append(out, schemas.SearchResult{Title: it.Title, URL: it.Link, Snippet: it.Snippet})

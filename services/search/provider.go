@@ -1,7 +1,9 @@
 package search
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,19 +31,20 @@ var (
 	ErrProvider = errors.New("search provider error")
 )
 
-// getJSON sends req and returns the body of a 2xx answer; any other status
-// is ErrProvider with the status and the start of the body, which is where
-// the providers put their reason.
-func getJSON(client *http.Client, req *http.Request, provider string) ([]byte, error) {
+// getJSON sends req with client (http.DefaultClient when nil) and decodes
+// the body of a 2xx answer into v. Any other status is ErrProvider with the
+// status and the start of the body, which is where the providers put their
+// reason; a body that does not decode is ErrProvider too.
+func getJSON(client *http.Client, req *http.Request, provider string, v any) error {
 	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
+	resp, err := cmp.Or(client, http.DefaultClient).Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", provider, err)
+		return fmt.Errorf("%s: %w", provider, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
-		return nil, fmt.Errorf("%s: read answer: %w", provider, err)
+		return fmt.Errorf("%s: read answer: %w", provider, err)
 	}
 	if resp.StatusCode/100 != 2 {
 		reason := strings.TrimSpace(string(body))
@@ -52,7 +55,10 @@ func getJSON(client *http.Client, req *http.Request, provider string) ([]byte, e
 		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 			hint = " (the API key was refused)"
 		}
-		return nil, fmt.Errorf("%s: HTTP %d%s: %s: %w", provider, resp.StatusCode, hint, reason, ErrProvider)
+		return fmt.Errorf("%s: HTTP %d%s: %s: %w", provider, resp.StatusCode, hint, reason, ErrProvider)
 	}
-	return body, nil
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%s: decode answer: %w: %w", provider, err, ErrProvider)
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -43,13 +42,9 @@ func (s *SearXNG) Search(ctx context.Context, query string, count int) ([]schema
 	if err != nil {
 		return nil, fmt.Errorf("searxng: %w", err)
 	}
-	body, err := getJSON(clientOr(s.Client), req, "searxng")
-	if err != nil {
-		return nil, err
-	}
 	var r searxngResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("searxng: decode answer: %v: %w", err, ErrProvider)
+	if err := getJSON(s.Client, req, "searxng", &r); err != nil {
+		return nil, err
 	}
 	out := make([]schemas.SearchResult, 0, min(len(r.Results), count))
 	for _, res := range r.Results {

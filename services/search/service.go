@@ -81,15 +81,14 @@ func (s *Service) Search(ctx context.Context, req schemas.SearchRequest) schemas
 	return resp
 }
 
+// wireError is a provider's error as the service answers it: timeout when
+// the provider did not answer in time, unavailable otherwise (not
+// configured, refused, unreachable).
 func wireError(err error) *schemas.Error {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
+	if errors.Is(err, context.DeadlineExceeded) {
 		return schemas.Errorf(schemas.CodeTimeout, "%w", err)
-	case errors.Is(err, ErrNotConfigured), errors.Is(err, ErrProvider):
-		return schemas.Errorf(schemas.CodeUnavailable, "%w", err)
-	default:
-		return schemas.Errorf(schemas.CodeUnavailable, "%w", err)
 	}
+	return schemas.Errorf(schemas.CodeUnavailable, "%w", err)
 }
 
 // Serve answers requests on schemas.SearchSubject (queue group QueueGroup)

@@ -6,6 +6,7 @@ package builtin
 
 import (
 	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/database"
 	"github.com/sandox/sandox/tools/filesystem"
 	"github.com/sandox/sandox/tools/terminal"
 	"github.com/sandox/sandox/tools/web"
@@ -18,6 +19,7 @@ func Modules() []tools.Module {
 		terminal.Family(),
 		filesystem.Family(),
 		web.Family(),
+		database.Family(),
 	}
 }
 

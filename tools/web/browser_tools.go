@@ -97,7 +97,7 @@ func describePage(p *rod.Page) (string, error) {
 		return "", fmt.Errorf("read the page: %w", err)
 	}
 	if info.Status >= 400 {
-		return "", fmt.Errorf("%s: %d %s: %w", info.URL, info.Status, httpStatusText(info.Status), ErrHTTPStatus)
+		return "", statusError(info.URL, info.Status)
 	}
 	status := ""
 	if info.Status > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"syscall"
 
@@ -27,6 +28,12 @@ var (
 	// ErrNoSearch: this sandbox has no way to reach the search service.
 	ErrNoSearch = fmt.Errorf("no search service: %w", tools.ErrUnsupported)
 )
+
+// statusError is ErrHTTPStatus for an answer with status from u, naming
+// the status and its reason phrase.
+func statusError(u string, status int) error {
+	return fmt.Errorf("%s: %d %s: %w", u, status, http.StatusText(status), ErrHTTPStatus)
+}
 
 // classify turns a transport error for rawURL into one of the web error
 // classes, keeping the cause: a passed deadline stays

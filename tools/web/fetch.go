@@ -74,7 +74,7 @@ func (w *Web) get(ctx context.Context, rawURL string) (string, []byte, error) {
 // length before its body is read.
 func checkResponse(u string, status int, contentType string, length, limit int64) error {
 	if status >= 400 {
-		return fmt.Errorf("%s: %d %s: %w", u, status, http.StatusText(status), ErrHTTPStatus)
+		return statusError(u, status)
 	}
 	if !isHTML(contentType) {
 		return fmt.Errorf("%s: content type %q: %w", u, contentType, ErrNotHTML)
@@ -131,6 +131,3 @@ func slug(s string) string {
 	}
 	return strings.Trim(b.String(), "-")
 }
-
-// httpStatusText is the reason phrase of an HTTP status.
-func httpStatusText(code int) string { return http.StatusText(code) }

@@ -160,7 +160,7 @@ func (s *scrape) onError(r *colly.Response, err error) {
 	}
 	u := r.Request.URL.String()
 	if r.StatusCode >= 400 {
-		err = fmt.Errorf("%s: %d %s: %w", u, r.StatusCode, strings.TrimSpace(httpStatusText(r.StatusCode)), ErrHTTPStatus)
+		err = statusError(u, r.StatusCode)
 	} else {
 		err = classify(u, err)
 	}

@@ -47,12 +47,11 @@ func memUsed() (used, total int64, err error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		k, v, _ := strings.Cut(sc.Text(), ":")
-		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 		switch k {
 		case "MemTotal":
-			total = kb << 10
+			total = kBytes(v)
 		case "MemAvailable":
-			avail = kb << 10
+			avail = kBytes(v)
 		}
 	}
 	return total - avail, total, sc.Err()
@@ -105,8 +104,7 @@ func procRSS(pid int) (int64, string) {
 		case "Name":
 			name = strings.TrimSpace(v)
 		case "VmRSS":
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			rss = kb << 10
+			rss = kBytes(v)
 		}
 	}
 	return rss, name
@@ -122,13 +120,19 @@ func procMem(pid int) (pss, anon int64) {
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		k, v, _ := strings.Cut(line, ":")
-		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 		switch k {
 		case "Pss":
-			pss = kb << 10
+			pss = kBytes(v)
 		case "Anonymous":
-			anon = kb << 10
+			anon = kBytes(v)
 		}
 	}
 	return pss, anon
+}
+
+// kBytes reads a /proc value written as "NNN kB" as bytes; 0 when it is not
+// one.
+func kBytes(v string) int64 {
+	kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+	return kb << 10
 }

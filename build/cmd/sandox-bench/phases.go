@@ -393,12 +393,11 @@ func (b *bench) density(ctx context.Context) error {
 	}
 	per := float64(used1-used0) / float64(b.cfg.idle)
 	mib := func(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
-	kib := func(s samples, p float64) string { return fmt.Sprintf("%.1f", float64(s.pct(p))/1024) }
 	b.t.figure("density", "host memory per idle sandbox", b.cfg.idle, mib(per), fmt.Sprintf("MemTotal-MemAvailable before and after %d idle sandboxes; target <= 10 MiB", b.cfg.idle))
 	b.t.figure("density", "1,000 idle sandboxes (extrapolated)", 0, fmt.Sprintf("%.1f GiB", per*1000/(1<<30)), fmt.Sprintf("linear from the %d measured; host has %.1f GiB", b.cfg.idle, float64(memTotal)/(1<<30)))
-	b.t.rows = append(b.t.rows, row{"density", "executor RSS, MiB", len(execRSS), kib(execRSS, 50), kib(execRSS, 95), kib(execRSS, 99), "target <= 10 MB"})
-	b.t.rows = append(b.t.rows, row{"density", "executor PSS, MiB", len(execPSS), kib(execPSS, 50), kib(execPSS, 95), kib(execPSS, 99), "the binary's pages shared by all sandboxes counted once"})
-	b.t.rows = append(b.t.rows, row{"density", "executor anonymous memory, MiB", len(execAnon), kib(execAnon, 50), kib(execAnon, 95), kib(execAnon, 99), "its own heap and stacks"})
-	b.t.rows = append(b.t.rows, row{"density", "all processes of a sandbox, RSS MiB", len(allRSS), kib(allRSS, 50), kib(allRSS, 95), kib(allRSS, 99), "init, executor, Python tool host, shell"})
+	b.t.sizes("density", "executor RSS, MiB", execRSS, "target <= 10 MB")
+	b.t.sizes("density", "executor PSS, MiB", execPSS, "the binary's pages shared by all sandboxes counted once")
+	b.t.sizes("density", "executor anonymous memory, MiB", execAnon, "its own heap and stacks")
+	b.t.sizes("density", "all processes of a sandbox, RSS MiB", allRSS, "init, executor, Python tool host, shell")
 	return nil
 }

@@ -43,6 +43,13 @@ func (t *table) times(section, item string, s samples, note string) {
 	t.rows = append(t.rows, row{section, item, len(s), ms(s.pct(50)), ms(s.pct(95)), ms(s.pct(99)), note})
 }
 
+// sizes adds a row of sizes in KiB (kept as samples to reuse pct), shown in
+// MiB.
+func (t *table) sizes(section, item string, s samples, note string) {
+	mib := func(p float64) string { return fmt.Sprintf("%.1f", float64(s.pct(p))/1024) }
+	t.rows = append(t.rows, row{section, item, len(s), mib(50), mib(95), mib(99), note})
+}
+
 // figure adds a row with one figure that is not a latency.
 func (t *table) figure(section, item string, n int, value, note string) {
 	t.rows = append(t.rows, row{section, item, n, value, "", "", note})

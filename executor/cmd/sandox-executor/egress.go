@@ -15,7 +15,8 @@ const proxyAddr = "127.0.0.1:3128"
 
 // forwardEgress serves proxyAddr on the sandbox's loopback and joins each
 // connection to the egress proxy's Unix socket, until ctx ends. The proxy
-// outside decides what may pass.
+// outside decides what may pass. The returned func stops listening and
+// waits for every goroutine it started.
 func forwardEgress(ctx context.Context, socket string, log *slog.Logger) (func(), error) {
 	ln, err := net.Listen("tcp", proxyAddr)
 	if err != nil {
@@ -40,9 +41,12 @@ func forwardEgress(ctx context.Context, socket string, log *slog.Logger) (func()
 					return
 				}
 				defer up.Close()
+				// The copies end when the deferred Closes above close
+				// their connections; wg waits for them too.
 				done := make(chan struct{}, 2)
-				go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
-				go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+				wg.Add(2)
+				go func() { defer wg.Done(); _, _ = io.Copy(up, c); done <- struct{}{} }()
+				go func() { defer wg.Done(); _, _ = io.Copy(c, up); done <- struct{}{} }()
 				select {
 				case <-done:
 				case <-ctx.Done():

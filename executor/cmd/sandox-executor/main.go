@@ -69,7 +69,6 @@ func run(ctx context.Context, getenv func(string) string) error {
 
 	reg, closeTools, err := executor.Tools(ctx, tools.Env{
 		Executor: env,
-		Dir:      tools.NewWorkDir(env.Workspace),
 		Request:  request(nc),
 		Log:      log.With("sandbox", env.SandboxID),
 	})

@@ -15,7 +15,7 @@ import (
 // example read-only audit credentials for a colleague or a dashboard.
 func creds(args []string) error {
 	fs := flag.NewFlagSet("creds", flag.ContinueOnError)
-	role := fs.String("role", string(auth.RoleClient), "client, audit (read-only) or control")
+	role := fs.String("role", string(auth.RoleClient), "client, audit (read-only), control, search or data")
 	name := fs.String("name", "", "a name for the identity (shown in the server's connection list)")
 	out := fs.String("o", "", "file to write (mode 0600); \"\" prints to stdout")
 	if err := fs.Parse(args); err != nil {
@@ -43,11 +43,7 @@ func creds(args []string) error {
 		fmt.Fprintf(os.Stderr, "%s credentials written to %s\n", r, *out)
 		return nil
 	}
-	c, err := a.Mint(*name, r, "")
-	if err != nil {
-		return err
-	}
-	data, err := c.File()
+	data, err := mintFile(a, *name, r)
 	if err != nil {
 		return err
 	}

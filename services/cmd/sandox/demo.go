@@ -138,7 +138,10 @@ func demo(ctx context.Context, args []string) error {
 	if err := sandbox.End(ctx); err != nil {
 		return err
 	}
-	return demoWeb(ctx, group, "demo-web-"+suffix)
+	if err := demoWeb(ctx, group, "demo-web-"+suffix); err != nil {
+		return err
+	}
+	return demoDatabases(ctx, *url, suffix)
 }
 
 func step(s string) { fmt.Printf("\n== %s\n", s) }

@@ -36,7 +36,7 @@ func down(ctx context.Context, args []string) error {
 		errs = append(errs, endAllGroups(ctx, nc))
 		nc.Close()
 	}
-	for _, name := range []string{searchContainer, orchContainer, natsContainer} {
+	for _, name := range []string{dataContainer, searchContainer, orchContainer, natsContainer} {
 		errs = append(errs, d.Remove(ctx, name))
 	}
 	// Sandboxes of this system whose group could not be ended (no
@@ -50,7 +50,7 @@ func down(ctx context.Context, args []string) error {
 	if os.Geteuid() == 0 {
 		errs = append(errs, (&disks.Pool{Dir: disksDir}).DetachAll())
 	}
-	errs = append(errs, d.RemoveNetwork(ctx, networkName), d.RemoveNetwork(ctx, egressNetwork))
+	errs = append(errs, d.RemoveNetwork(ctx, networkName), d.RemoveNetwork(ctx, egressNetwork), d.RemoveNetwork(ctx, databaseNetwork))
 	// The NATS socket's volume holds nothing but the socket.
 	errs = append(errs, d.RemoveVolume(ctx, natsSocketVolume))
 	if *purge {

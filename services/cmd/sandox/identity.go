@@ -60,11 +60,7 @@ func loadIdentities() (identities, error) {
 // writeCreds mints an identity of role and writes its .creds file with mode
 // 0600.
 func writeCreds(a *auth.Authority, path, name string, role auth.Role) error {
-	c, err := a.Mint(name, role, "")
-	if err != nil {
-		return err
-	}
-	data, err := c.File()
+	data, err := mintFile(a, name, role)
 	if err != nil {
 		return err
 	}
@@ -77,18 +73,24 @@ func writeCreds(a *auth.Authority, path, name string, role auth.Role) error {
 	return os.Chmod(path, 0o600) // an older file keeps its mode otherwise
 }
 
-// controlCreds are the orchestrator's credentials, as the file its
-// container gets.
-func controlCreds(a *auth.Authority) (map[string][]byte, error) {
-	c, err := a.Mint("orchestrator", auth.RoleControl, "")
+// mintFile mints an identity of role named name and returns its .creds
+// file.
+func mintFile(a *auth.Authority, name string, role auth.Role) ([]byte, error) {
+	c, err := a.Mint(name, role, "")
 	if err != nil {
 		return nil, err
 	}
-	data, err := c.File()
+	return c.File()
+}
+
+// serviceCreds are a control-plane service's credentials with role, as the
+// file its container gets.
+func serviceCreds(a *auth.Authority, name string, role auth.Role, file string) (map[string][]byte, error) {
+	data, err := mintFile(a, name, role)
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{filepath.Base(orchCredsFile): data}, nil
+	return map[string][]byte{filepath.Base(file): data}, nil
 }
 
 // writeNATSContext writes the NATS CLI context "sandox" (URL and client

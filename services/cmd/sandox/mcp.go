@@ -56,6 +56,8 @@ func mcpAttach(ctx context.Context, id, addr string, opts mcp.Options, sdkOpts [
 	if err != nil {
 		return err
 	}
+	// Close lets the connection go; End would end a group that is not ours.
+	defer g.Close()
 	srv, err := mcp.NewServer(ctx, g.Attach(id), opts)
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,6 +31,10 @@ const (
 	// dev.sandox.system on its sandboxes): `sandox down` removes those only.
 	upSystem         = "local"
 	searchContainer  = "sandox-search"
+	dataContainer    = "sandox-data"
+	databaseNetwork  = "sandox-data"
+	secretsDir       = "/var/lib/sandox/secrets"
+	populateDir      = "/var/lib/sandox/populate"
 	disksDir         = "/var/lib/sandox/disks"
 	natsVolume       = "sandox-nats-data"
 	natsSocketVolume = "sandox-nats-socket"
@@ -67,7 +73,7 @@ func up(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctlFiles, err := controlCreds(ids.authority)
+	ctlFiles, err := serviceCreds(ids.authority, "orchestrator", auth.RoleControl, orchCredsFile)
 	if err != nil {
 		return err
 	}
@@ -76,9 +82,34 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 
-	cfg := build.DefaultConfig(*root)
-	cfg.Progress = os.Stdout
-	if err := build.NewBuilder(d, cfg).All(ctx); err != nil {
+	dataFiles, err := serviceCreds(ids.authority, "data", auth.RoleData, dataCredsFile)
+	if err != nil {
+		return err
+	}
+	neo4jPassword, err := neo4jSecret()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(populateDir, 0o755); err != nil {
+		return err
+	}
+	dataFiles[filepath.Base(dataPasswordFile)] = neo4jPassword
+
+	b, err := buildImages(ctx, d, *root)
+	if err != nil {
+		return err
+	}
+	neo4jImage, err := b.Neo4j(ctx)
+	if err != nil {
+		return err
+	}
+	qdrant, err := b.Qdrant(ctx)
+	if err != nil {
+		return err
+	}
+	// The groups' databases: a network of their own, which sandboxes never
+	// join; the orchestrator (health checks) and the data service do.
+	if _, err := d.EnsureNetwork(ctx, databaseNetwork, map[string]string{controlPlaneRole: "database-network"}); err != nil {
 		return err
 	}
 	if _, err := d.EnsureNetwork(ctx, networkName, map[string]string{controlPlaneRole: "network"}); err != nil {
@@ -125,6 +156,11 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_NATS_URL=" + internalNATSURL,
 			"SANDOX_NATS_SOCKET=" + natsSocketVolume,
 			"SANDOX_WORKER=orchestrator-1",
+			"SANDOX_DATABASE_NETWORK=" + databaseNetwork,
+			"SANDOX_NEO4J_IMAGE=" + neo4jImage,
+			"SANDOX_NEO4J_PASSWORD_FILE=" + neo4jPasswordFile,
+			"SANDOX_QDRANT_IMAGE=" + qdrant.Ref,
+			"SANDOX_QDRANT_DATA_DIR=" + qdrant.DataDir,
 			"SANDOX_SYSTEM=" + upSystem,
 			"SANDOX_POOL_SIZE=" + strconv.Itoa(*pool),
 		},
@@ -147,7 +183,33 @@ func up(ctx context.Context, args []string) error {
 		DeviceRules:          []string{"b 7:* rwm", "c 10:237 rwm"},
 		RestartUnlessStopped: true,
 	}, func(id string) error {
+		if err := d.ConnectNetwork(ctx, databaseNetwork, id); err != nil {
+			return err
+		}
 		return d.CopyDir(ctx, id, orchCredsDir, 0, ctlFiles)
+	}); err != nil {
+		return err
+	}
+	if err := ensureRunning(ctx, d, docker.ContainerSpec{
+		Name:    dataContainer,
+		Image:   build.ControlImage,
+		Cmd:     []string{"sandox-data"},
+		User:    "10002:10002",
+		Network: networkName,
+		Labels:  map[string]string{controlPlaneRole: "data", authorityLabel: authority},
+		// The embedding endpoint's key, like the databases' password, stays
+		// in the control plane (docs/databases.md).
+		Env: append([]string{"SANDOX_NATS_URL=" + internalNATSURL, "SANDOX_NATS_CREDS=" + dataCredsFile,
+			"SANDOX_NEO4J_PASSWORD_FILE=" + dataPasswordFile, "SANDOX_POPULATE_DIR=" + populateDir}, prefixedEnv("SANDOX_EMBED_")...),
+		// Local population sources (the demo's data set among them).
+		Binds:                []string{populateDir + ":" + populateDir + ":ro"},
+		Hardened:             true,
+		RestartUnlessStopped: true,
+	}, func(id string) error {
+		if err := d.ConnectNetwork(ctx, databaseNetwork, id); err != nil {
+			return err
+		}
+		return d.CopyDir(ctx, id, dataCredsDir, 10002, dataFiles)
 	}); err != nil {
 		return err
 	}
@@ -176,25 +238,49 @@ func up(ctx context.Context, args []string) error {
 	return nil
 }
 
+// Where the data service's container gets its NATS credentials and the
+// neo4j password, and where that password lives on the host (bound into
+// every Neo4j container by the orchestrator).
+const (
+	dataCredsDir      = "/etc/sandox-data"
+	dataCredsFile     = dataCredsDir + "/nats.creds"
+	dataPasswordFile  = dataCredsDir + "/neo4j-password"
+	neo4jPasswordFile = secretsDir + "/neo4j-password"
+)
+
+// neo4jSecret returns the neo4j password of this host's groups, made once
+// (32 random hex digits) in secretsDir, readable by root only.
+func neo4jSecret() ([]byte, error) {
+	if data, err := os.ReadFile(neo4jPasswordFile); err == nil {
+		return data, nil
+	}
+	if err := os.MkdirAll(secretsDir, 0o700); err != nil {
+		return nil, err
+	}
+	raw := make([]byte, 16)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, err
+	}
+	pw := []byte(hex.EncodeToString(raw))
+	return pw, os.WriteFile(neo4jPasswordFile, pw, 0o600)
+}
+
+// prefixedEnv passes the operator's variables with prefix to a container.
+func prefixedEnv(prefix string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, prefix) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // Where the search service's container gets its NATS credentials.
 const (
 	searchCredsDir  = "/etc/sandox-search"
 	searchCredsFile = searchCredsDir + "/nats.creds"
 )
-
-// serviceCreds are a control-plane service's credentials with role, as the
-// file its container gets.
-func serviceCreds(a *auth.Authority, name string, role auth.Role, file string) (map[string][]byte, error) {
-	c, err := a.Mint(name, role, "")
-	if err != nil {
-		return nil, err
-	}
-	data, err := c.File()
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{filepath.Base(file): data}, nil
-}
 
 // searchEnv passes the search service's settings (SANDOX_SEARCH_*: the
 // providers' keys and endpoints) from the operator's environment to its

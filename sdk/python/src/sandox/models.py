@@ -149,6 +149,8 @@ class SandboxSpec(SentModel):
     compute: ComputeResources | None = Field(default=None)
     databases: DatabaseAccess | None = Field(default=None)
     egress: Egress | None = Field(default=None)
+    ttl_seconds: float | None = Field(default=None)
+    idle_timeout_seconds: float | None = Field(default=None)
 
 
 class GroupSpec(SentModel):
@@ -160,9 +162,11 @@ class GroupSpec(SentModel):
     compute: ComputeResources
     database_access: DatabaseAccess | None = Field(default=None)
     population_config: str | None = Field(default=None)
+    keep_database_data: bool | None = Field(default=None)
     sandboxes: list[SandboxSpec] | None = Field(default=None)
     overcommit: float | None = Field(default=None)
     egress: Egress | None = Field(default=None)
+    ttl_seconds: float | None = Field(default=None)
 
 
 class Command(SentModel):
@@ -177,6 +181,15 @@ class Command(SentModel):
     issued_at: datetime
 
 
+class DatabaseEndpoint(ReadModel):
+    """DatabaseEndpoint (schemas.DatabaseEndpoint in Go)."""
+
+    database: str
+    address: str
+    container: str | None = Field(default=None)
+    volume: str | None = Field(default=None)
+
+
 GroupState = Literal["created", "running", "ended"]
 """GroupState: the values of schemas.GroupState in Go."""
 
@@ -188,6 +201,10 @@ class GroupStatus(ReadModel):
     state: Union[GroupState, str]
     spec: GroupSpec
     sandboxes: NilList[str]
+    databases: list[DatabaseEndpoint] | None = Field(default=None)
+    created_at: datetime | None = Field(default=None)
+    expires_at: datetime | None = Field(default=None)
+    expired: str | None = Field(default=None)
     updated_at: datetime
 
 
@@ -227,6 +244,12 @@ class SandboxStatus(ReadModel):
     oom_kills: int | None = Field(default=None)
     restarts: int | None = Field(default=None)
     last_oom_at: datetime | None = Field(default=None)
+    last_exit_at: datetime | None = Field(default=None)
+    created_at: datetime | None = Field(default=None)
+    started_at: datetime | None = Field(default=None)
+    expires_at: datetime | None = Field(default=None)
+    idle_timeout_seconds: float | None = Field(default=None)
+    expired: str | None = Field(default=None)
     updated_at: datetime
 
 
@@ -255,7 +278,22 @@ class CommandResult(ReadModel):
     duration_ms: float
 
 
-EventKind = Literal["created", "started", "start_failed", "oom_killed", "restarted", "exited", "ended"]
+class DatabaseReply(ReadModel):
+    """DatabaseReply (schemas.DatabaseReply in Go)."""
+
+    result: Any = Field(default=None)
+    grants: DatabaseAccess | None = Field(default=None)
+    error: Error | None = Field(default=None)
+
+
+class DatabaseRequest(ReadModel):
+    """DatabaseRequest (schemas.DatabaseRequest in Go)."""
+
+    op: str
+    args: Any = Field(default=None)
+
+
+EventKind = Literal["created", "started", "start_failed", "oom_killed", "restarted", "exited", "expired", "ended"]
 """EventKind: the values of schemas.EventKind in Go."""
 
 
@@ -276,6 +314,33 @@ class ExecutorReady(ReadModel):
     """ExecutorReady (schemas.ExecutorReady in Go)."""
 
     modules: NilList[str]
+
+
+class RowError(ReadModel):
+    """RowError (schemas.RowError in Go)."""
+
+    source: str
+    line: int | None = Field(default=None)
+    reason: str
+
+
+class PopulationEvent(ReadModel):
+    """PopulationEvent (schemas.PopulationEvent in Go)."""
+
+    group_id: str
+    database: str
+    namespace: str
+    source: str
+    loaded: int
+    bad: list[RowError] | None = Field(default=None)
+    done: bool | None = Field(default=None)
+
+
+class PopulateReply(ReadModel):
+    """PopulateReply (schemas.PopulateReply in Go)."""
+
+    sources: list[PopulationEvent] | None = Field(default=None)
+    error: Error | None = Field(default=None)
 
 
 class StatusReply(ReadModel):

@@ -1,0 +1,79 @@
+// Command sandox-data is the control plane's data service: it answers
+// sandboxes' database requests on NATS (sandox.db.>) with the database
+// clients and credentials it alone holds (services/data).
+//
+// It reads SANDOX_NATS_URL (default nats://127.0.0.1:4222),
+// SANDOX_NATS_CREDS, SANDOX_NEO4J_PASSWORD_FILE (the neo4j user's password
+// of the groups' Neo4j), and SANDOX_NEO4J_ADDR / SANDOX_QDRANT_ADDR
+// (host:port of databases shared by every group that has none of its own),
+// SANDOX_POPULATE_DIR (where relative local population sources resolve),
+// and SANDOX_EMBED_URL, SANDOX_EMBED_MODEL, SANDOX_EMBED_KEY,
+// SANDOX_EMBED_DIM for an OpenAI-compatible embedding endpoint (the
+// offline hashing embedder otherwise).
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/data"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := run(ctx, log); err != nil {
+		log.Error("data service stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, log *slog.Logger) error {
+	cfg := data.Config{Endpoints: map[string]string{}, Embedder: data.EmbedderFromEnv(os.Getenv), PopulateDir: os.Getenv("SANDOX_POPULATE_DIR")}
+	if f := os.Getenv("SANDOX_NEO4J_PASSWORD_FILE"); f != "" {
+		pw, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("neo4j password: %w", err)
+		}
+		cfg.Neo4jPassword = strings.TrimSpace(string(pw))
+	}
+	if a := os.Getenv("SANDOX_NEO4J_ADDR"); a != "" {
+		cfg.Endpoints[schemas.DatabaseNeo4j] = a
+	}
+	if a := os.Getenv("SANDOX_QDRANT_ADDR"); a != "" {
+		cfg.Endpoints[schemas.DatabaseQdrant] = a
+	}
+	url := os.Getenv("SANDOX_NATS_URL")
+	if url == "" {
+		url = nats.DefaultURL
+	}
+	opts := []nats.Option{nats.Name("sandox-data"), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(500 * time.Millisecond)}
+	if creds := os.Getenv("SANDOX_NATS_CREDS"); creds != "" {
+		opts = append(opts, nats.UserCredentials(creds))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return fmt.Errorf("connect to NATS at %s: %w", url, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	svc, err := data.New(ctx, js, cfg, log)
+	if err != nil {
+		return err
+	}
+	return svc.Serve(ctx, nc)
+}

@@ -1,0 +1,200 @@
+package populate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// ErrSource means a source could not be read.
+var ErrSource = errors.New("source")
+
+// file is one file of a source: its name (for reports and ids) and how to
+// open it.
+type file struct {
+	Name string
+	Open func(ctx context.Context) (io.ReadCloser, error)
+}
+
+// fetcher lists and opens the files of sources.
+type fetcher struct {
+	dir  string // relative local paths resolve against it
+	http *http.Client
+	s3   S3Config
+	s3c  *s3.Client
+}
+
+// files lists the files of a source, in name order.
+func (f *fetcher) files(ctx context.Context, src string) ([]file, error) {
+	switch {
+	case strings.HasPrefix(src, "s3://"):
+		return f.s3Files(ctx, src)
+	case strings.HasPrefix(src, "http://"), strings.HasPrefix(src, "https://"):
+		return []file{{Name: src, Open: func(ctx context.Context) (io.ReadCloser, error) { return f.get(ctx, src) }}}, nil
+	}
+	path, err := f.local(src)
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, err)
+	}
+	if !info.IsDir() {
+		return []file{localFile(src, path)}, nil
+	}
+	var out []file
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(path, p)
+		out = append(out, localFile(filepath.Join(src, rel), p))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, err)
+	}
+	return out, nil
+}
+
+// local resolves a local source. With a directory configured (the data
+// service's SANDOX_POPULATE_DIR), a source must stay inside it, symbolic
+// links resolved: a group's config cannot read the control plane's own
+// files (its credentials) into a namespace. Without one (a test, a data
+// service in process) any path is read.
+func (f *fetcher) local(src string) (string, error) {
+	if f.dir == "" {
+		return src, nil
+	}
+	path := src
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(f.dir, path)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %w", ErrSource, src, err)
+	}
+	root, err := filepath.EvalSymlinks(f.dir)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %w", ErrSource, src, err)
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("%w %s: outside the population directory %s", ErrSource, src, f.dir)
+	}
+	return real, nil
+}
+
+func localFile(name, path string) file {
+	return file{Name: name, Open: func(context.Context) (io.ReadCloser, error) { return os.Open(path) }}
+}
+
+func (f *fetcher) get(ctx context.Context, url string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := f.http
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s answered %s", url, resp.Status)
+	}
+	return resp.Body, nil
+}
+
+// client returns the S3 client: endpoint, region and profile from the
+// config, the rest (credentials, region) from the environment and the
+// shared config files, as the AWS SDK reads them.
+func (f *fetcher) client(ctx context.Context) (*s3.Client, error) {
+	if f.s3c != nil {
+		return f.s3c, nil
+	}
+	var opts []func(*awsconfig.LoadOptions) error
+	if f.s3.Profile != "" {
+		opts = append(opts, awsconfig.WithSharedConfigProfile(f.s3.Profile))
+	}
+	if f.s3.Region != "" {
+		opts = append(opts, awsconfig.WithRegion(f.s3.Region))
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: s3 config: %w", ErrSource, err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	f.s3c = s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		o.DisableLogOutputChecksumValidationSkipped = true
+		if f.s3.Endpoint != "" {
+			o.BaseEndpoint = aws.String(f.s3.Endpoint)
+			o.UsePathStyle = true
+		}
+		if f.s3.PathStyle != nil {
+			o.UsePathStyle = *f.s3.PathStyle
+		}
+	})
+	return f.s3c, nil
+}
+
+// s3Files lists s3://bucket/key (one object) or s3://bucket/prefix/ (every
+// object under it).
+func (f *fetcher) s3Files(ctx context.Context, src string) ([]file, error) {
+	bucket, key, _ := strings.Cut(strings.TrimPrefix(src, "s3://"), "/")
+	if bucket == "" {
+		return nil, fmt.Errorf("%w %s: no bucket", ErrSource, src)
+	}
+	c, err := f.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	open := func(k string) file {
+		return file{Name: "s3://" + bucket + "/" + k, Open: func(ctx context.Context) (io.ReadCloser, error) {
+			o, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)})
+			if err != nil {
+				return nil, err
+			}
+			return o.Body, nil
+		}}
+	}
+	if key != "" && !strings.HasSuffix(key, "/") {
+		return []file{open(key)}, nil
+	}
+	var out []file
+	p := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %w", ErrSource, src, err)
+		}
+		for _, o := range page.Contents {
+			if k := aws.ToString(o.Key); !strings.HasSuffix(k, "/") {
+				out = append(out, open(k))
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w %s: no objects", ErrSource, src)
+	}
+	return out, nil
+}

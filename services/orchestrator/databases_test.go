@@ -1,0 +1,44 @@
+package orchestrator
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+func TestGroupDatabases(t *testing.T) {
+	neo := schemas.DatabaseAccess{{Database: schemas.DatabaseNeo4j, Namespace: "kg", Read: true}}
+	qd := schemas.DatabaseAccess{{Database: schemas.DatabaseQdrant, Namespace: "docs", Read: true}}
+	tests := []struct {
+		name string
+		spec schemas.GroupSpec
+		want []string
+	}{
+		{"none", schemas.GroupSpec{}, nil},
+		{"group grants", schemas.GroupSpec{DatabaseAccess: neo}, []string{"neo4j"}},
+		{"a sandbox's grants", schemas.GroupSpec{Sandboxes: []schemas.SandboxSpec{{ID: "a", Databases: &qd}}}, []string{"qdrant"}},
+		{"population only", schemas.GroupSpec{PopulationConfig: "databases:\n  qdrant:\n    docs: []\n"}, []string{"qdrant"}},
+		{"both, sorted", schemas.GroupSpec{DatabaseAccess: append(qd, neo...)}, []string{"neo4j", "qdrant"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, groupDatabases(tt.spec))
+		})
+	}
+}
+
+func TestDatabasesNeedARuntimeThatRunsThem(t *testing.T) {
+	w := &Worker{cfg: DefaultConfig()}
+	_, _, err := w.databaseSpec("g", schemas.DatabaseNeo4j)
+	assert.ErrorIs(t, err, schemas.CodeUnsupported, "no image configured")
+	w.cfg.Neo4jImage, w.cfg.Neo4jPasswordFile = "sandox/neo4j:x", "/secret"
+	spec, port, err := w.databaseSpec("g", schemas.DatabaseNeo4j)
+	assert.NoError(t, err)
+	assert.Equal(t, 7687, port)
+	assert.Equal(t, "sandox-db-g-neo4j", spec.Name)
+	assert.Equal(t, []Bind{{Source: "/secret", Target: Neo4jPasswordPath, ReadOnly: true}}, spec.Binds)
+	assert.Equal(t, "sandox-data", spec.Network)
+	assert.Equal(t, map[string]string{"sandox-db-g-neo4j": "/data"}, spec.Volumes)
+}
