@@ -179,7 +179,7 @@ func (w *Worker) swapAllocation(ctx context.Context, poolID, id string, s poolSh
 // it waits until the executor serves st's subjects; then it records st
 // running and p claimed by it.
 func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
-	if err := w.mintIdentity(ctx, st.ID); err != nil {
+	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
 		return err
 	}
 	if err := w.copyCreds(p.ID, st.ID); err != nil {
