@@ -75,7 +75,24 @@ func TestAuditTrail(t *testing.T) {
 	require.Nil(t, h.send(h.command(schemas.EndSandbox, "audited", "sb-audit")).Error)
 	require.NoError(t, g.End(ctx))
 
-	entries := replayAll(t, h, audit.Filter{Group: "audited"})
+	// The stream stores records apart from delivering them: wait until the
+	// trail holds the last command, end_group, and a result for every
+	// command it holds.
+	var entries []audit.Entry
+	h.eventually("every command and its result in the trail", func() bool {
+		entries = replayAll(t, h, audit.Filter{Group: "audited"})
+		open, ended := 0, false
+		for _, e := range entries {
+			switch e.Kind {
+			case audit.KindCommand:
+				open++
+				ended = ended || e.What == string(schemas.EndGroup)
+			case audit.KindResult:
+				open--
+			}
+		}
+		return ended && open == 0
+	})
 	commands := map[string]audit.Entry{}
 	results := map[string]int{}
 	var events []string
