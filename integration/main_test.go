@@ -33,6 +33,9 @@ var env struct {
 	auth    *auth.Authority // signs every identity of the test system
 	// dbGroups are the groups whose database volumes teardown removes.
 	dbGroups []string
+	// worker is the configuration of the test system's orchestrator
+	// worker, for tests that run another one beside it.
+	worker orchestrator.Config
 }
 
 // connectAs connects to the test system's NATS with a new identity of role.
@@ -162,6 +165,7 @@ func setup(ctx context.Context) (func() error, error) {
 	if err := setupDatabaseConfig(ctx, b, &ocfg); err != nil {
 		return nil, err
 	}
+	env.worker = ocfg
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(d), ocfg, log)
 	if err != nil {

@@ -23,6 +23,7 @@ const (
 	EnvDiskBytes   = "SANDOX_DISK_BYTES"
 	EnvCgroupRoot  = "SANDOX_CGROUP_ROOT"
 	EnvDebug       = "SANDOX_DEBUG"
+	EnvPooled      = "SANDOX_POOLED"
 )
 
 // The defaults of ExecutorEnv's optional fields.
@@ -66,6 +67,10 @@ type ExecutorEnv struct {
 	CgroupRoot string
 	// Debug turns on debug logging.
 	Debug bool
+	// Pooled makes the executor a pooled one: under SandboxID (a pool id)
+	// it serves only ClaimSubject and ping until it is claimed, then serves
+	// the claimed sandbox (PoolClaim).
+	Pooled bool
 }
 
 // Environ returns the environment, KEY=VALUE, that FromEnv reads back as
@@ -93,6 +98,9 @@ func (e ExecutorEnv) Environ() []string {
 	if e.Debug {
 		add(EnvDebug, "1")
 	}
+	if e.Pooled {
+		add(EnvPooled, "1")
+	}
 	return out
 }
 
@@ -118,6 +126,7 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 		UVIndex:     getenv(EnvUVIndex),
 		CgroupRoot:  or(EnvCgroupRoot, DefaultCgroupRoot),
 		Debug:       getenv(EnvDebug) != "",
+		Pooled:      getenv(EnvPooled) != "",
 	}
 	for _, f := range strings.Split(getenv(EnvFamilies), ",") {
 		if f = strings.TrimSpace(f); f != "" {

@@ -70,7 +70,19 @@ type SandboxStatus struct {
 	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds,omitempty"`
 	// Expired says why its lifetime ended ("ttl", "idle_timeout",
 	// "group_ttl"); set once, by the worker that ends it.
-	Expired   string    `json:"expired,omitempty"`
+	Expired string `json:"expired,omitempty"`
+	// FromPool is true when the sandbox was claimed from the warm pool;
+	// PoolID is then the pool id its container, workspace volume and
+	// egress proxy were made under (docs/pools.md).
+	FromPool bool   `json:"from_pool,omitempty"`
+	PoolID   string `json:"pool_id,omitempty"`
+	// Pooled is true on the record of a pooled sandbox that waits to be
+	// claimed: its executor serves only its claim subject.
+	Pooled bool `json:"pooled,omitempty"`
+	// ClaimedBy is, on a pooled sandbox's record, the sandbox that claimed
+	// it: the record stays, as the link from the container's labels (which
+	// name the pool id) to the sandbox, until that sandbox ends.
+	ClaimedBy string    `json:"claimed_by,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
 

@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"os"
 	"time"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // Config configures a Worker.
@@ -86,6 +88,17 @@ type Config struct {
 	LifetimeInterval time.Duration
 	// ImageGC says when unused sandbox-tools images are removed.
 	ImageGC ImageGC
+	// PoolSize is how many sandboxes of the default shape the worker keeps
+	// started and ready to be claimed (docs/pools.md); 0 turns the warm
+	// pool off.
+	PoolSize int
+	// PoolIdle empties the pool after this long without a create; 0 never
+	// does. The next create fills it again.
+	PoolIdle time.Duration
+	// PoolCompute are the resources of a pooled sandbox, held in the
+	// ledger while it waits; the zero value is the default sandbox's (no
+	// CPU or memory limit).
+	PoolCompute schemas.ComputeResources
 }
 
 // DefaultConfig returns the configuration of a single local worker.
@@ -114,5 +127,6 @@ func DefaultConfig() Config {
 		Events:               DefaultRetention(),
 		LifetimeInterval:     5 * time.Second,
 		ImageGC:              DefaultImageGC(),
+		PoolIdle:             10 * time.Minute,
 	}
 }

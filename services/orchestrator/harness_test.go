@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,13 +147,30 @@ func (h *harness) restart() {
 // workspace of its own, serving until ctx ends.
 func (h *harness) executor(ctx context.Context, spec ContainerSpec) error {
 	id := spec.Labels[LabelSandbox]
-	var opts []nats.Option
+	var creds string
 	for _, b := range spec.Binds {
-		if b.Target == SandboxCredsPath {
-			opts = append(opts, nats.UserCredentials(b.Source))
+		switch b.Target {
+		case SandboxCredsPath:
+			creds = b.Source
+		case filepath.Dir(SandboxCredsPath): // a pooled sandbox's directory
+			creds = filepath.Join(b.Source, filepath.Base(SandboxCredsPath))
 		}
 	}
-	nc, err := nats.Connect(h.url, opts...)
+	connect := func() (*nats.Conn, error) {
+		var opts []nats.Option
+		if creds != "" {
+			opts = append(opts, nats.UserCredentials(creds))
+		}
+		return nats.Connect(h.url, opts...)
+	}
+	if slices.Contains(spec.Env, schemas.EnvPooled+"=1") {
+		claimed, err := h.awaitClaim(ctx, id, creds, connect)
+		if err != nil {
+			return err
+		}
+		id = claimed
+	}
+	nc, err := connect()
 	if err != nil {
 		return fmt.Errorf("executor of %s: %w", id, err)
 	}
@@ -170,6 +188,23 @@ func (h *harness) executor(ctx context.Context, spec ContainerSpec) error {
 	}
 	srv := executor.NewServer(nc, tools.NewRegistry(), executor.Config{SandboxID: id, Limits: lw}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return srv.Serve(ctx)
+}
+
+// awaitClaim is a pooled executor's wait for its claim, as
+// sandox-executor's: the claim left beside its credentials, or the one it
+// is sent on its pool identity's connection. It returns the claimed id.
+func (h *harness) awaitClaim(ctx context.Context, poolID, creds string, connect func() (*nats.Conn, error)) (string, error) {
+	c, err := executor.ReadClaim(creds)
+	if err != nil || c.SandboxID != "" {
+		return c.SandboxID, err
+	}
+	nc, err := connect()
+	if err != nil {
+		return "", fmt.Errorf("executor of %s: %w", poolID, err)
+	}
+	defer nc.Close()
+	c, err = executor.AwaitClaim(ctx, nc, poolID, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return c.SandboxID, err
 }
 
 // command builds a command of kind on group (and sandbox) with a fresh id.

@@ -40,23 +40,39 @@ func (w *Worker) mintIdentity(ctx context.Context, sandboxID string, grants ...s
 	if err := os.MkdirAll(w.cfg.CredsDir, 0o700); err != nil {
 		return fmt.Errorf("credentials directory: %w", err)
 	}
-	tmp, err := os.CreateTemp(w.cfg.CredsDir, ".tmp-*")
-	if err != nil {
+	if err := writeCreds(w.credsFile(sandboxID), creds); err != nil {
 		return fmt.Errorf("credentials of sandbox %s: %w", sandboxID, err)
+	}
+	return nil
+}
+
+// writeCreds replaces the file path with creds at once (a rename), owned
+// by the sandbox's uid with mode 0400: an executor that reads it sees the
+// old credentials or the new, never a part.
+func writeCreds(path string, creds []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(creds)
 	err = errors.Join(err, tmp.Chmod(0o400), tmp.Chown(sandboxUID, sandboxUID), tmp.Close())
 	if err != nil {
-		return fmt.Errorf("credentials of sandbox %s: %w", sandboxID, err)
+		return err
 	}
-	return os.Rename(tmp.Name(), w.credsFile(sandboxID))
+	return os.Rename(tmp.Name(), path)
 }
 
 // withIdentity mounts the sandbox's credentials into spec; executorEnv
 // points the executor at them.
 func (w *Worker) withIdentity(spec *ContainerSpec, sandboxID string) {
 	if w.cfg.CredsDir == "" {
+		return
+	}
+	if schemas.IsPoolID(sandboxID) {
+		// A pooled sandbox's credentials are replaced when it is claimed:
+		// it gets a directory, in which the file can be (poolCredsDir).
+		spec.Binds = append(spec.Binds, Bind{Source: w.poolCredsDir(sandboxID), Target: filepath.Dir(SandboxCredsPath), ReadOnly: true})
 		return
 	}
 	spec.Binds = append(spec.Binds, Bind{Source: w.credsFile(sandboxID), Target: SandboxCredsPath, ReadOnly: true})

@@ -49,6 +49,7 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		Families:  st.Families,
 		Workspace: workspaceDir,
 		DiskBytes: st.Resources.DiskBytes,
+		Pooled:    st.Pooled,
 	}
 	if w.cfg.CredsDir != "" {
 		env.NATSCreds = SandboxCredsPath

@@ -23,8 +23,17 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command) (schema
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
+	if schemas.IsPoolID(spec.ID) {
+		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox id %q: ids that begin with %q are the warm pool's", spec.ID, schemas.PoolIDPrefix)
+	}
 	unlockSandbox := w.locks.lock(sandboxKey(spec.ID))
 	defer unlockSandbox()
+	if st, ok, err := w.claimPooled(ctx, g, spec, cmd.ID); ok {
+		if err != nil {
+			return schemas.CommandResult{}, err
+		}
+		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
+	}
 	st, err := w.doCreateSandbox(ctx, g, spec, cmd.ID)
 	if err != nil {
 		return schemas.CommandResult{}, err
@@ -281,6 +290,9 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 		container = ContainerName(id)
 	}
 	if err := w.removeSandboxResources(ctx, container, id); err != nil {
+		return st, err
+	}
+	if err := w.removeClaimed(ctx, st); err != nil {
 		return st, err
 	}
 	if err := w.store.deleteSandbox(ctx, id); err != nil {

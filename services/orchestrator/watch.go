@@ -36,7 +36,7 @@ func (w *Worker) watch(ctx context.Context) {
 }
 
 func (w *Worker) handleEvent(ctx context.Context, ev Event) {
-	id := ev.Labels[LabelSandbox]
+	id := w.sandboxOf(ctx, ev.Labels[LabelSandbox])
 	if id == "" {
 		return
 	}

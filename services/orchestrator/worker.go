@@ -31,6 +31,8 @@ type Worker struct {
 	disks   diskPool
 	// egress runs the allowlist proxies of this worker's sandboxes.
 	egress egress.Proxies
+	// pool holds this worker's warm sandboxes (pool.go).
+	pool *warmPool
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
@@ -52,7 +54,7 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc)}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pool: newWarmPool()}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
@@ -104,6 +106,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { w.watch(stopped) })
 	bg.Go(func() { w.sweepLifetimes(stopped) })
 	bg.Go(func() { w.collectImagesEvery(stopped) })
+	if w.cfg.PoolSize > 0 {
+		bg.Go(func() { w.runPool(stopped) })
+	}
 	bg.Go(func() {
 		<-stopped.Done()
 		iter.Drain()

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,6 +38,7 @@ type config struct {
 	clients    int
 	duration   time.Duration
 	idle       int
+	only       string
 }
 
 func main() {
@@ -61,6 +64,7 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&c.clients, "clients", 40, "concurrent clients in the throughput run")
 	fs.DurationVar(&c.duration, "duration", 5*time.Second, "length of the throughput run")
 	fs.IntVar(&c.idle, "idle", 100, "idle sandboxes in the density run")
+	fs.StringVar(&c.only, "only", "", "run only the phases named, comma-separated (new-sandbox, round-trip, throughput, density); empty: all")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -94,6 +98,36 @@ func run(ctx context.Context, args []string) error {
 		}
 		g.Close()
 	}()
+	pool, err := sdk.NewSandboxGroup(sdk.GroupConfig{
+		ID:               "bench-pool-" + uuid.NewString()[:8],
+		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "256MiB"},
+		Overcommit:       50,
+	}, sdk.WithURL(c.url))
+	if err != nil {
+		return err
+	}
+	if err := pool.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		if err := pool.End(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintln(os.Stderr, "end the bench pool group:", err)
+		}
+		pool.Close()
+	}()
+	poolFree, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: "bench-pool-free-" + uuid.NewString()[:8]}, sdk.WithURL(c.url))
+	if err != nil {
+		return err
+	}
+	if err := poolFree.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		if err := poolFree.End(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintln(os.Stderr, "end the bench pool group:", err)
+		}
+		poolFree.Close()
+	}()
 	var direct *sdk.SandboxGroup
 	if c.directURL != "" {
 		// The same group through another connection: Attach gives handles
@@ -109,7 +143,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	defer p.stop()
 
-	b := &bench{cfg: c, group: g, direct: direct, peer: p, t: &table{}}
+	b := &bench{cfg: c, group: g, pool: pool, poolFree: poolFree, direct: direct, peer: p, t: &table{}}
 	started := time.Now()
 	for _, phase := range []struct {
 		name string
@@ -120,6 +154,9 @@ func run(ctx context.Context, args []string) error {
 		{"throughput", b.throughput},
 		{"density", b.density},
 	} {
+		if c.only != "" && !slices.Contains(strings.Split(c.only, ","), strings.ReplaceAll(phase.name, " ", "-")) {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "== %s (%s in)\n", phase.name, time.Since(started).Round(time.Second))
 		if err := phase.run(ctx); err != nil {
 			b.t.print(os.Stdout)
@@ -133,12 +170,15 @@ func run(ctx context.Context, args []string) error {
 
 // bench holds one run's group, peer and table.
 type bench struct {
-	cfg    config
-	group  *sdk.SandboxGroup
-	direct *sdk.SandboxGroup // nil unless -direct-nats
-	peer   *peer
-	t      *table
-	seq    int
+	cfg   config
+	group *sdk.SandboxGroup
+	pool  *sdk.SandboxGroup // no tool files: its creates fit the warm pool
+	// poolFree has no limits either: its claims need no docker update.
+	poolFree *sdk.SandboxGroup
+	direct   *sdk.SandboxGroup // nil unless -direct-nats
+	peer     *peer
+	t        *table
+	seq      int
 }
 
 // newID is a fresh sandbox id with prefix.

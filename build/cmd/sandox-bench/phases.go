@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,11 +55,46 @@ func (b *bench) create(ctx context.Context, id string) (*sdk.Sandbox, error) {
 	return sb, sb.Start(ctx)
 }
 
+// claim times a create+start+first action in the group without tool
+// files, which the warm pool serves (sandox up -pool), and ends the
+// sandbox; fromPool says whether it came from the pool. It first waits
+// until a pooled container runs: the pool refills after each claim.
+func (b *bench) claim(ctx context.Context, g *sdk.SandboxGroup) (_ time.Duration, fromPool bool, err error) {
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		out, err := exec.CommandContext(ctx, "docker", "ps", "--filter", "label="+orchestrator.LabelManaged+"=true", "--format", `{{.Label "`+orchestrator.LabelSandbox+`"}}`).Output()
+		if err != nil {
+			return 0, false, fmt.Errorf("docker ps: %w", err)
+		}
+		if strings.Contains(string(out), schemas.PoolIDPrefix) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The executor of a pool container that just started announces
+	// itself within a few hundred milliseconds.
+	time.Sleep(500 * time.Millisecond)
+	t0 := time.Now()
+	sb, err := g.CreateSandbox(ctx, b.newID("claimed"), sdk.SandboxOptions{})
+	if err != nil {
+		return 0, false, err
+	}
+	if err := sb.Start(ctx); err != nil {
+		return 0, false, err
+	}
+	if err := send(ctx, sb, statAction); err != nil {
+		return 0, false, err
+	}
+	d := time.Since(t0)
+	fromPool = sb.Status().FromPool
+	return d, fromPool, sb.End(ctx)
+}
+
 // coldStart times new sandbox to first answer (create, start, one action),
 // then `docker run --rm` of the same image, then llm-sandbox opening a
 // session and running its first command, in turn.
 func (b *bench) coldStart(ctx context.Context) error {
-	var total, create, start, first, end, run, peerFirst, peerClose samples
+	var total, create, start, first, end, run, peerFirst, peerClose, pooled, pooledFree samples
+	misses := 0
 	for i := 0; i < b.cfg.cold; i++ {
 		t0 := time.Now()
 		sb, err := b.group.CreateSandbox(ctx, b.newID("cold"), sdk.SandboxOptions{})
@@ -97,12 +133,27 @@ func (b *bench) coldStart(ctx context.Context) error {
 			}
 			peerFirst, peerClose = append(peerFirst, msDuration(a.FirstMS)), append(peerClose, msDuration(a.CloseMS))
 		}
+		for _, c := range []struct {
+			g *sdk.SandboxGroup
+			s *samples
+		}{{b.pool, &pooled}, {b.poolFree, &pooledFree}} {
+			d, fromPool, err := b.claim(ctx, c.g)
+			if err != nil {
+				return err
+			}
+			if fromPool {
+				*c.s = append(*c.s, d)
+			} else {
+				misses++
+			}
+		}
 	}
 	b.t.times("new sandbox", "sandox cold: create+start+first action", total, "cached image, user tool file; first run dropped")
 	b.t.times("new sandbox", "  create (command answered)", create, "")
 	b.t.times("new sandbox", "  start (executor ready)", start, "")
 	b.t.times("new sandbox", "  first action (filesystem)", first, "")
-	b.t.figure("new sandbox", "sandox from the pool", 0, "n/a", "no warm pools yet")
+	b.t.times("new sandbox", "sandox from the pool: create+start+first action", pooled, fmt.Sprintf("a group without tool files, CPU and memory limits set by docker update; %d of %d creates in both pool rows found the pool empty (made fresh, not counted)", misses, 2*b.cfg.cold))
+	b.t.times("new sandbox", "sandox from the pool, the pool's limits", pooledFree, "a group without tool files or limits: no docker update")
 	b.t.times("new sandbox", "docker run --rm --entrypoint true IMAGE", run, "the engine's floor, same image")
 	if b.peer != nil {
 		b.t.times("new sandbox", "llm-sandbox open+first command", peerFirst, "local image "+b.cfg.peerImage+", no pull, no env setup")

@@ -49,18 +49,6 @@ func run(ctx context.Context, getenv func(string) string) error {
 		return err
 	}
 
-	opts := []nats.Option{
-		nats.Name("sandox-executor " + env.SandboxID),
-		nats.RetryOnFailedConnect(true),
-		nats.MaxReconnects(-1),
-		nats.ReconnectWait(500 * time.Millisecond),
-		// Replies to the executor's own requests come back under its
-		// sandbox's subjects: its identity may not see _INBOX.>.
-		nats.CustomInboxPrefix(schemas.SandboxInboxPrefix(env.SandboxID)),
-	}
-	if env.NATSCreds != "" {
-		opts = append(opts, nats.UserCredentials(env.NATSCreds))
-	}
 	if env.EgressProxy != "" {
 		stopForward, err := forwardEgress(ctx, env.EgressProxy, log)
 		if err != nil {
@@ -68,11 +56,14 @@ func run(ctx context.Context, getenv func(string) string) error {
 		}
 		defer stopForward()
 	}
-	// A unix:// URL is the NATS socket of a sandbox without a network.
-	url, dial := dialTarget(env.NATSURL)
-	nc, err := nats.Connect(url, append(opts, dial...)...)
+	if env.Pooled {
+		if env, err = awaitClaim(ctx, env, log); err != nil {
+			return err
+		}
+	}
+	nc, err := connect(env)
 	if err != nil {
-		return fmt.Errorf("connect to NATS at %s: %w", env.NATSURL, err)
+		return err
 	}
 	defer nc.Close()
 
@@ -88,6 +79,55 @@ func run(ctx context.Context, getenv func(string) string) error {
 
 	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: env.SandboxID, Limits: watcher}, log)
 	return srv.Serve(ctx)
+}
+
+// connect connects to NATS as the executor of env.SandboxID, with the
+// credentials in env.NATSCreds (read at each connect).
+func connect(env schemas.ExecutorEnv) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name("sandox-executor " + env.SandboxID),
+		nats.RetryOnFailedConnect(true),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(500 * time.Millisecond),
+		// Replies to the executor's own requests come back under its
+		// sandbox's subjects: its identity may not see _INBOX.>.
+		nats.CustomInboxPrefix(schemas.SandboxInboxPrefix(env.SandboxID)),
+	}
+	if env.NATSCreds != "" {
+		opts = append(opts, nats.UserCredentials(env.NATSCreds))
+	}
+	// A unix:// URL is the NATS socket of a sandbox without a network.
+	url, dial := dialTarget(env.NATSURL)
+	nc, err := nats.Connect(url, append(opts, dial...)...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", env.NATSURL, err)
+	}
+	return nc, nil
+}
+
+// awaitClaim serves a pooled sandbox under its pool id until the
+// orchestrator claims it (executor.AwaitClaim), and returns env as the
+// claimed sandbox's: its id, group and families. The pool connection is
+// closed first; the next connect reads the claimed sandbox's credentials,
+// which the orchestrator wrote over the pool's.
+func awaitClaim(ctx context.Context, env schemas.ExecutorEnv, log *slog.Logger) (schemas.ExecutorEnv, error) {
+	c, err := executor.ReadClaim(env.NATSCreds)
+	if err != nil {
+		return env, err
+	}
+	if c.SandboxID == "" {
+		nc, err := connect(env)
+		if err != nil {
+			return env, err
+		}
+		c, err = executor.AwaitClaim(ctx, nc, env.SandboxID, log)
+		nc.Close()
+		if err != nil {
+			return env, err
+		}
+	}
+	env.SandboxID, env.GroupID, env.Families, env.Pooled = c.SandboxID, c.GroupID, c.Families, false
+	return env, nil
 }
 
 // limitsConfig is what the limit watcher needs of the environment.

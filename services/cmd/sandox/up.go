@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,7 @@ const (
 func up(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	root := fs.String("repo", ".", "the sandox source tree (images are built from it)")
+	pool := fs.Int("pool", 2, "sandboxes the orchestrator keeps started and ready to be claimed (docs/pools.md); 0 turns the warm pool off")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -160,6 +162,7 @@ func up(ctx context.Context, args []string) error {
 			"SANDOX_QDRANT_IMAGE=" + qdrant.Ref,
 			"SANDOX_QDRANT_DATA_DIR=" + qdrant.DataDir,
 			"SANDOX_SYSTEM=" + upSystem,
+			"SANDOX_POOL_SIZE=" + strconv.Itoa(*pool),
 		},
 		// The orchestrator drives the engine; sandboxes never get the socket.
 		// It attaches the loop devices of disk limits: CAP_SYS_ADMIN for the

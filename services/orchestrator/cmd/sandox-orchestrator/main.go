@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -58,6 +59,15 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.DurationVar(&cfg.ImageGC.Interval, "image-gc-interval", cfg.ImageGC.Interval, "how often unused sandbox-tools images are garbage-collected; 0 turns it off")
 	fs.DurationVar(&cfg.ImageGC.MaxAge, "image-gc-max-age", cfg.ImageGC.MaxAge, "unused sandbox-tools images built longer ago than this are removed")
 	fs.IntVar(&cfg.ImageGC.Keep, "image-gc-keep", cfg.ImageGC.Keep, "how many of the newest sandbox-tools images are kept unless too old")
+	fs.IntVar(&cfg.PoolSize, "pool", cfg.PoolSize, "sandboxes of the default shape kept started and ready to be claimed; 0 turns the warm pool off (env SANDOX_POOL_SIZE)")
+	fs.DurationVar(&cfg.PoolIdle, "pool-idle", cfg.PoolIdle, "empty the warm pool after this long without a create; 0 never does")
+	if v := os.Getenv("SANDOX_POOL_SIZE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("SANDOX_POOL_SIZE=%q: want a count of sandboxes", v)
+		}
+		cfg.PoolSize = n
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -1,0 +1,93 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/services/orchestrator"
+)
+
+// TestPoolClaim runs a second worker with a warm pool beside the test
+// system's and creates sandboxes until one is claimed from its pool (the
+// two workers share the command stream): the claimed sandbox runs at once
+// on real Docker, answers actions under its own id with the limits of its
+// group (docker update), and its workspace is empty.
+func TestPoolClaim(t *testing.T) {
+	ctx := t.Context()
+	control, err := connectAs(auth.RoleControl)
+	require.NoError(t, err)
+	t.Cleanup(control.Close)
+	cfg := env.worker
+	cfg.Worker = "it-pool-worker"
+	cfg.PoolSize = 1
+	cfg.DisksDir = ""
+	cfg.CredsDir = t.TempDir()
+	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(env.docker), cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	require.NoError(t, err)
+	wctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	t.Cleanup(func() {
+		cancel()
+		assert.NoError(t, <-done)
+		left, err := env.docker.List(context.Background(), orchestrator.LabelManaged+"=true")
+		assert.NoError(t, err)
+		for _, c := range left {
+			assert.False(t, schemas.IsPoolID(c.Labels[orchestrator.LabelSandbox]), "pooled container %s left", c.Name)
+		}
+	})
+	waitPooled := func() {
+		require.Eventually(t, func() bool {
+			left, err := env.docker.List(ctx, orchestrator.LabelManaged+"=true")
+			return err == nil && slices.ContainsFunc(left, func(c docker.State) bool {
+				return schemas.IsPoolID(c.Labels[orchestrator.LabelSandbox]) && c.Running
+			})
+		}, 2*time.Minute, 100*time.Millisecond, "a pooled sandbox runs")
+	}
+
+	g := newGroup(t, sdk.GroupConfig{ID: "it-pool", ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "256MiB", PIDs: 200}})
+	var sb *sdk.Sandbox
+	for i := 0; i < 10 && sb == nil; i++ {
+		waitPooled()
+		// Let the pool worker's readiness settle into its ready list.
+		time.Sleep(200 * time.Millisecond)
+		start := time.Now()
+		s := startSandbox(t, g, fmt.Sprintf("it-pool-%d", i), sdk.SandboxOptions{})
+		obs := send(t, s, `{"terminal_tools.run": {"description": "look", "args": {"command": "ls -A /workspace | wc -l"}}}`)
+		took := time.Since(start)
+		if !s.Status().FromPool {
+			continue
+		}
+		t.Logf("claim to first answer (create, start, one terminal action): %s", took)
+		sb = s
+		require.Len(t, obs, 1)
+		mustOK(t, obs[0])
+		assert.Equal(t, "0\n", obs[0].Stdout, "an empty workspace")
+	}
+	require.NotNil(t, sb, "no create was claimed from the pool")
+	st := sb.Status()
+	assert.Equal(t, schemas.StateRunning, st.State)
+	assert.True(t, schemas.IsPoolID(st.PoolID), "pool id %q", st.PoolID)
+	// docker update gave the pooled container the group's limits.
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.PidsLimit}}", st.Container).Output()
+	require.NoError(t, err)
+	assert.Equal(t, "1000000000 268435456 200", strings.TrimSpace(string(out)))
+	require.NoError(t, sb.End(ctx))
+	c, err := env.docker.List(ctx, orchestrator.LabelSandbox+"="+st.PoolID)
+	require.NoError(t, err)
+	assert.Empty(t, c, "the claimed container is removed with its sandbox")
+}

@@ -1,0 +1,275 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/resources"
+)
+
+// ResourceUpdater changes the limits of a running container (docker
+// update). A runtime without it serves claims only of the pool's own
+// resources.
+type ResourceUpdater interface {
+	// Update sets the container's CPU, memory and process limits; zero
+	// leaves a limit as it is.
+	Update(ctx context.Context, id string, limits ResourceLimits) error
+}
+
+// ResourceLimits are the limits a running container can be given.
+type ResourceLimits struct {
+	NanoCPUs    int64
+	MemoryBytes int64
+	PIDs        int64
+}
+
+// poolShape is what a create asks that a pooled sandbox can be.
+type poolShape struct {
+	families []string
+	limits   schemas.ResolvedResources
+	host     resources.Host
+	egress   schemas.Egress
+	dbs      schemas.DatabaseAccess
+}
+
+// claimShape resolves the create of spec in group g as doCreateSandbox
+// would; ok is false when it cannot come from the pool (tool files, or
+// anything that does not resolve: the fresh create reports it).
+func (w *Worker) claimShape(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (poolShape, bool) {
+	if len(mergeTools(g.Spec.Tools, spec.Tools)) > 0 {
+		return poolShape{}, false
+	}
+	families, err := chooseFamilies(g.Spec.Families, spec.Families)
+	if err != nil {
+		return poolShape{}, false
+	}
+	limits, host, err := w.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
+	if err != nil {
+		return poolShape{}, false
+	}
+	egressPolicy, err := w.resolveEgress(g.Spec.Egress, spec.Egress)
+	if err != nil {
+		return poolShape{}, false
+	}
+	dbs := g.Spec.DatabaseAccess
+	if spec.Databases != nil {
+		dbs = *spec.Databases
+	}
+	return poolShape{families: families, limits: limits, host: host, egress: egressPolicy, dbs: dbs}, true
+}
+
+// fits reports whether pooled sandbox p can become a sandbox of shape s:
+// the same families (hence image), egress, disk, CPU set and memory
+// bandwidth; and each of the CPU, memory and process limits the same, or
+// set (not unlimited) when the runtime can update a running container's:
+// an update can change a limit but not lift it.
+func (w *Worker) fits(p schemas.SandboxStatus, s poolShape) bool {
+	if !slices.Equal(p.Families, s.families) || p.Egress == nil || !reflect.DeepEqual(*p.Egress, s.egress) {
+		return false
+	}
+	pr, r := p.Resources, s.limits
+	if r.DiskBytes != pr.DiskBytes || r.CPUSet != pr.CPUSet || r.MemoryBandwidthBytes != pr.MemoryBandwidthBytes {
+		return false
+	}
+	_, canUpdate := w.rt.(ResourceUpdater)
+	for _, l := range [][2]int64{{pr.NanoCPUs, r.NanoCPUs}, {pr.MemoryBytes, r.MemoryBytes}, {pr.PIDs, r.PIDs}} {
+		if l[0] != l[1] && (!canUpdate || l[1] == 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// claimPooled makes sandbox spec.ID of group g from a pooled sandbox when
+// one is ready and fits. ok false means create it fresh: the pool is off
+// or empty, the spec does not fit, or the claim failed (the pooled sandbox
+// is then removed). ok true with an error is the create's answer (an id
+// already taken, a host that is full). Call it with the group's and the
+// sandbox's locks held.
+func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (_ schemas.SandboxStatus, ok bool, err error) {
+	if w.cfg.PoolSize <= 0 {
+		return schemas.SandboxStatus{}, false, nil
+	}
+	defer w.pool.wake()
+	poolID, ready := w.pool.take()
+	if !ready {
+		return schemas.SandboxStatus{}, false, nil
+	}
+	shape, fit := w.claimShape(ctx, g, spec)
+	p, _, err := w.store.sandbox(ctx, poolID)
+	if err != nil || !fit || !w.fits(p, shape) || schemas.ValidateID("sandbox", spec.ID) != nil {
+		if err == nil {
+			w.pool.put(poolID)
+		}
+		return schemas.SandboxStatus{}, false, nil
+	}
+	st := schemas.SandboxStatus{
+		ID:          spec.ID,
+		GroupID:     g.ID,
+		State:       schemas.StateCreated,
+		Image:       p.Image,
+		ImageReused: true,
+		Container:   p.Container,
+		Families:    p.Families,
+		Tools:       p.Tools,
+		Resources:   shape.limits,
+		Databases:   shape.dbs,
+		Egress:      p.Egress,
+		FromPool:    true,
+		PoolID:      poolID,
+	}
+	setLifetime(&st, spec, time.Now().UTC())
+	if _, err := w.store.createSandbox(ctx, st); err != nil {
+		w.pool.put(poolID)
+		return schemas.SandboxStatus{}, true, err
+	}
+	if err := w.swapAllocation(ctx, poolID, st.ID, shape, g.Spec.Overcommit); err != nil {
+		w.pool.put(poolID)
+		return schemas.SandboxStatus{}, true, errors.Join(fmt.Errorf("sandbox %s: %w", st.ID, err), w.store.deleteSandbox(ctx, st.ID))
+	}
+	if err := w.becomeClaimed(ctx, p, &st); err != nil {
+		w.log.Warn("a claim from the warm pool failed; creating the sandbox afresh", "sandbox", st.ID, "pool", poolID, "command", cmdID, "err", err)
+		undo := w.pooledResources(poolID, p.Container)
+		undo.push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
+		undo.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
+		undo.push(resRecord, func(ctx context.Context) error { return w.store.deleteSandbox(ctx, st.ID) })
+		if cerr := undo.run(ctx); cerr != nil {
+			w.log.Error("a failed claim left resources behind", "sandbox", st.ID, "pool", poolID, "err", cerr)
+		}
+		return schemas.SandboxStatus{}, false, nil
+	}
+	if _, err := w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
+		if !slices.Contains(g.Sandboxes, st.ID) {
+			g.Sandboxes = append(g.Sandboxes, st.ID)
+		}
+		return nil
+	}); err != nil {
+		return st, true, err
+	}
+	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created from the warm pool", Sandbox: &st})
+	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "running (from the warm pool)", Sandbox: &st})
+	return st, true, nil
+}
+
+// swapAllocation moves the ledger allocation of pooled sandbox poolID to
+// sandbox id with the claimed limits, in one update: the claim needs no
+// more room than the pool already holds, beyond what its limits add.
+func (w *Worker) swapAllocation(ctx context.Context, poolID, id string, s poolShape, overcommit float64) error {
+	key, err := w.engineKey(ctx)
+	if err != nil {
+		return err
+	}
+	return w.store.updateLedger(ctx, key, func(l *resources.Ledger) error {
+		l.Release(poolID)
+		return l.Admit(id, s.limits, s.host, overcommit)
+	})
+}
+
+// becomeClaimed turns the running pooled sandbox p into sandbox st: it
+// mints st's identity and writes it over the pool's credentials, sends
+// the claim and, once the executor has it, revokes the pool identity
+// (which drops whatever still used it) and sets the claimed limits while
+// it waits until the executor serves st's subjects; then it records st
+// running and p claimed by it.
+func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
+	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
+		return err
+	}
+	if err := w.copyCreds(p.ID, st.ID); err != nil {
+		return err
+	}
+	data, err := json.Marshal(schemas.PoolClaim{SandboxID: st.ID, GroupID: st.GroupID, Families: st.Families})
+	if err != nil {
+		return err
+	}
+	if w.cfg.CredsDir != "" {
+		if err := writeCreds(filepath.Join(w.poolCredsDir(p.ID), schemas.ClaimFile), data); err != nil {
+			return fmt.Errorf("claim %s: %w", p.ID, err)
+		}
+	}
+	rw, err := w.watchReady(st.ID)
+	if err != nil {
+		return err
+	}
+	defer rw.Close()
+	// The executor acknowledges the claim once it has it: from then on the
+	// pool identity is not needed, and is revoked while the executor
+	// reconnects; docker update runs meanwhile too. The claim waits for
+	// all three.
+	ackCtx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
+	_, err = w.nc.RequestWithContext(ackCtx, schemas.ClaimSubject(p.ID), data)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("claim %s: %w", p.ID, err)
+	}
+	revoked, updated := make(chan error, 1), make(chan error, 1)
+	go func() { revoked <- w.revokeIdentity(ctx, p.ID) }()
+	go func() { updated <- w.updateLimits(ctx, p, st) }()
+	ready, err := w.awaitReady(ctx, *st, rw)
+	if rerr := <-revoked; rerr != nil {
+		err = errors.Join(err, fmt.Errorf("revoke the pool identity of %s: %w", p.ID, rerr))
+	}
+	err = errors.Join(err, <-updated)
+	if err != nil {
+		return err
+	}
+	if ready.Modules != nil {
+		st.Tools = ready.Modules
+	}
+	running, err := w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", st.Tools))
+	if err != nil {
+		return err
+	}
+	*st = running
+	_, err = w.store.updateSandbox(ctx, p.ID, func(p *schemas.SandboxStatus) error {
+		p.ClaimedBy = st.ID
+		return nil
+	})
+	return err
+}
+
+// updateLimits gives the claimed container st's CPU, memory and process
+// limits when they differ from the pool's.
+func (w *Worker) updateLimits(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
+	pr, r := p.Resources, st.Resources
+	if r.NanoCPUs == pr.NanoCPUs && r.MemoryBytes == pr.MemoryBytes && r.PIDs == pr.PIDs {
+		return nil
+	}
+	u, ok := w.rt.(ResourceUpdater)
+	if !ok {
+		return fmt.Errorf("sandbox %s: the runtime cannot change a container's limits", st.ID)
+	}
+	return u.Update(ctx, st.Container, ResourceLimits{NanoCPUs: r.NanoCPUs, MemoryBytes: r.MemoryBytes, PIDs: r.PIDs})
+}
+
+// removeClaimed removes what sandbox st, when it came from the pool, holds
+// under its pool id: the pool's record, volume, egress proxy and
+// credentials directory. Others are no change.
+func (w *Worker) removeClaimed(ctx context.Context, st schemas.SandboxStatus) error {
+	if st.PoolID == "" {
+		return nil
+	}
+	return w.pooledResources(st.PoolID, st.Container).run(ctx)
+}
+
+// sandboxOf maps the sandbox label of a container to its sandbox: a
+// claimed pooled sandbox's container names the pool id, whose record
+// names the sandbox that claimed it. A pooled sandbox not claimed is "":
+// its events concern no sandbox (a claim of a dead one falls back).
+func (w *Worker) sandboxOf(ctx context.Context, label string) string {
+	if !schemas.IsPoolID(label) {
+		return label
+	}
+	p, _, err := w.store.sandbox(ctx, label)
+	if err != nil {
+		return ""
+	}
+	return p.ClaimedBy
+}
