@@ -250,6 +250,10 @@ class SandboxStatus(ReadModel):
     expires_at: datetime | None = Field(default=None)
     idle_timeout_seconds: float | None = Field(default=None)
     expired: str | None = Field(default=None)
+    from_pool: bool | None = Field(default=None)
+    pool_id: str | None = Field(default=None)
+    pooled: bool | None = Field(default=None)
+    claimed_by: str | None = Field(default=None)
     updated_at: datetime
 
 
