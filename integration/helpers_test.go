@@ -67,7 +67,8 @@ func mustOK(t *testing.T, o schemas.Observation) {
 // groupContainers lists the containers carrying the group's label.
 func groupContainers(t *testing.T, group string) int {
 	t.Helper()
-	left, err := env.docker.List(context.Background(), orchestrator.LabelGroup+"="+group)
+	// Sandboxes only: a group with database grants also runs its databases.
+	left, err := env.docker.List(context.Background(), orchestrator.LabelGroup+"="+group, orchestrator.LabelSandbox)
 	require.NoError(t, err)
 	return len(left)
 }

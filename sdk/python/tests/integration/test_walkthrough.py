@@ -44,7 +44,9 @@ def tool_files(tmp_path: Path) -> dict[str, str]:
     my_tools = tmp_path / "my_tools.py"
     my_tools.write_text(MY_TOOLS)
     population = tmp_path / "population.yml"
-    population.write_text("qdrant:\n  - namespace: docs\n    source: file://docs.jsonl\n")
+    # The data service's format (docs/databases.md); the namespace starts
+    # empty here, the Go integration tests load and search real sources.
+    population.write_text("databases:\n  qdrant:\n    docs: []\n")
     return {"my_tools": str(my_tools), "population": str(population)}
 
 
