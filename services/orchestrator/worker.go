@@ -33,6 +33,9 @@ type Worker struct {
 	egress egress.Proxies
 	// pool holds this worker's warm sandboxes (pool.go).
 	pool *warmPool
+	// shards places sandboxes with open egress on bridges (egressnet.go);
+	// nil puts them all on EgressNetwork.
+	shards *egressShards
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
@@ -56,6 +59,9 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	}
 	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pool: newWarmPool()}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
+	if w.shards, err = newEgressShards(rt, cfg); err != nil {
+		return nil, err
+	}
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
 	}
