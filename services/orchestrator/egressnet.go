@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // EgressRuntime is what a runtime needs to spread sandboxes with open
@@ -235,7 +237,8 @@ func (s *egressShards) members(ctx context.Context, name string, now time.Time) 
 // place returns the shard the container joins: the lowest-numbered one
 // with room, made (on a free subnet of the pool) when every existing one
 // is full. It counts the container on that shard until the engine lists
-// it there. It fails when every subnet of the pool is a full shard.
+// it there. When every subnet of the pool is a full shard it fails with
+// CodeResourceExhausted.
 func (s *egressShards) place(ctx context.Context, container string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -265,7 +268,7 @@ func (s *egressShards) place(ctx context.Context, container string) (string, err
 		s.reserved[nw.Name][container] = now
 		return nw.Name, nil
 	}
-	return "", fmt.Errorf("every bridge of open egress is full: %d bridges (the pool %s in /%d subnets) of %d containers each", s.maxShards(), s.pool, s.bits, s.capacity)
+	return "", schemas.Errorf(schemas.CodeResourceExhausted, "every bridge of open egress is full: %d bridges (the pool %s in /%d subnets) of %d containers each", s.maxShards(), s.pool, s.bits, s.capacity)
 }
 
 // createAttempts bounds how many subnets create tries when the engine

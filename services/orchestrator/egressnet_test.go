@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // memNetworks is an in-memory engine's networks for the unit tests, with
@@ -363,6 +365,7 @@ func TestEgressShardsFull(t *testing.T) {
 	}
 	_, err = s.place(t.Context(), "c")
 	assert.ErrorContains(t, err, "every bridge of open egress is full")
+	assert.Equal(t, schemas.CodeResourceExhausted, wireError(err).Code)
 }
 
 // TestEgressShardsPrune removes the empty shards beyond the first but the
