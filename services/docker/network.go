@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/containerd/errdefs"
@@ -45,7 +46,13 @@ func isolatedNetwork(labels map[string]string, subnet string) network.CreateOpti
 		Options: map[string]string{"com.docker.network.bridge.enable_icc": "false"},
 	}
 	if subnet != "" {
-		opts.IPAM = &network.IPAM{Config: []network.IPAMConfig{{Subnet: subnet}}}
+		cfg := network.IPAMConfig{Subnet: subnet}
+		// The first address is the host's, as the engine would choose;
+		// named, so that the network's inspect shows it.
+		if p, err := netip.ParsePrefix(subnet); err == nil {
+			cfg.Gateway = p.Masked().Addr().Next().String()
+		}
+		opts.IPAM = &network.IPAM{Config: []network.IPAMConfig{cfg}}
 	}
 	return opts
 }

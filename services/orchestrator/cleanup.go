@@ -83,7 +83,7 @@ const (
 // egress left empty. The sandbox's record is not on it.
 func (w *Worker) sandboxResources(container, sandboxID string) *cleanup {
 	c := &cleanup{}
-	c.push(resNetwork, w.pruneEgressNetworks)
+	c.push(resNetwork, func(ctx context.Context) error { return w.pruneEgressNetworks(ctx, ContainerName(sandboxID)) })
 	c.push(resLedger, func(ctx context.Context) error { return w.release(ctx, sandboxID) })
 	c.push(resDisk, func(context.Context) error { return w.detachDisk(sandboxID) })
 	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, VolumeName(sandboxID)) })

@@ -336,11 +336,15 @@ func freeSubnet(pool netip.Prefix, bits int, used []netip.Prefix) (netip.Prefix,
 // that one stays, so that a shard is not removed and made again as
 // sandboxes come and go at a shard's edge, and so that no worker is about
 // to place a sandbox on a shard being removed. A shard that a container
-// joined meanwhile is not removed (the engine refuses). It returns the
-// failures joined.
-func (s *egressShards) prune(ctx context.Context) error {
+// joined meanwhile is not removed (the engine refuses). It first forgets
+// the placement of the container gone, whose create the engine may never
+// have listed. It returns the failures joined.
+func (s *egressShards) prune(ctx context.Context, gone string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, res := range s.reserved {
+		delete(res, gone)
+	}
 	shards, _, err := s.load(ctx)
 	if err != nil || len(shards) < 2 {
 		return err

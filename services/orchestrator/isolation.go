@@ -89,15 +89,15 @@ func (w *Worker) withNetwork(ctx context.Context, spec *ContainerSpec, st *schem
 }
 
 // pruneEgressNetworks removes the bridges of open egress that are empty
-// and not needed next (egressShards.prune); it runs after a sandbox's
-// container is removed. A bridge it could not remove is logged, not
+// and not needed next (egressShards.prune); it runs after the container
+// is removed. A bridge it could not remove is logged, not
 // returned: an empty bridge harms nothing, and the next prune or `sandox
 // down` removes it.
-func (w *Worker) pruneEgressNetworks(ctx context.Context) error {
+func (w *Worker) pruneEgressNetworks(ctx context.Context, container string) error {
 	if w.shards == nil {
 		return nil
 	}
-	if err := w.shards.prune(ctx); err != nil {
+	if err := w.shards.prune(ctx, container); err != nil {
 		w.log.Warn("empty egress networks left", "err", err)
 	}
 	return nil
