@@ -7,7 +7,7 @@
 # under the project's Docker lock.
 set -euo pipefail
 n=${1:-300}
-subnet=${SUBNET:-10.255.252.0/22}
+subnet=${SUBNET:-10.243.252.0/22}
 net=sandox-density-$$
 label=dev.sandox.density=$$
 image=${IMAGE:-sandox/sandbox:latest}

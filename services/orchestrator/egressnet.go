@@ -119,11 +119,14 @@ type EgressAddressPool struct {
 	Size int
 }
 
-// DefaultEgressAddressPool is 10.240.0.0/12 cut into /22s: 1,024 subnets
-// of 1,021 sandbox addresses each, outside Docker's default pools
-// (172.17.0.0/16 to 172.31.0.0/16 and 192.168.0.0/16).
+// DefaultEgressAddressPool is 10.240.0.0/14 cut into /22s: 256 subnets of
+// 1,021 sandbox addresses each, outside Docker's default pools
+// (172.17.0.0/16 to 172.31.0.0/16 and 192.168.0.0/16). It stops short of
+// 10.255.0.0/16, where cloud machines often find their resolver (this
+// project's development machine at 10.255.255.53): a bridge there would
+// take its route.
 func DefaultEgressAddressPool() EgressAddressPool {
-	return EgressAddressPool{Base: "10.240.0.0/12", Size: 22}
+	return EgressAddressPool{Base: "10.240.0.0/14", Size: 22}
 }
 
 // check parses the pool and checks that each subnet holds capacity
