@@ -319,6 +319,10 @@ func TestHostLost(t *testing.T) {
 	}
 
 	b.stop()
+	// A start sent now is forwarded to host-b, which is silent but not
+	// yet lost: the worker that marks it lost answers it.
+	queued := make(chan schemas.CommandResult, 1)
+	go func() { queued <- h.send(h.command(schemas.StartSandbox, "g-lost", onB[1])) }()
 	for _, id := range onB {
 		ev := h.nextEvent(subs[id], func(ev schemas.Event) bool { return ev.Kind == schemas.EventExited })
 		assert.Equal(t, schemas.LostHost, ev.Reason)
@@ -329,6 +333,10 @@ func TestHostLost(t *testing.T) {
 	rec, err := h.w.store.host(t.Context(), b.name)
 	require.NoError(t, err)
 	assert.Equal(t, schemas.HostLost, rec.State)
+	res := <-queued
+	require.NotNil(t, res.Error, "a start of a sandbox of a lost host")
+	assert.Contains(t, []schemas.ErrorCode{schemas.CodeUnavailable, schemas.CodeConflict}, res.Error.Code, res.Error.Message)
+	t.Logf("the start sent as host-b went silent: %s: %s", res.Error.Code, res.Error.Message)
 	l, err := h.w.store.readLedger(t.Context(), ledgerKey("engine-b"))
 	require.NoError(t, err)
 	assert.Empty(t, l.Allocations, "host-b's ledger released")
@@ -341,7 +349,7 @@ func TestHostLost(t *testing.T) {
 	_, err = h.sandbox(onB[0])
 	require.Error(t, err, "the ended lost sandbox is forgotten")
 	// New sandboxes go to the live host only.
-	res := h.createSandbox("g-lost", "l-5", schemas.SandboxSpec{})
+	res = h.createSandbox("g-lost", "l-5", schemas.SandboxSpec{})
 	require.Nil(t, res.Error)
 	assert.Equal(t, a.name, res.Sandboxes[0].Host)
 	cb, _ := b.rt.counts()
