@@ -465,3 +465,40 @@ func TestHostNameIsASubjectToken(t *testing.T) {
 		})
 	}
 }
+
+// TestAdmissionRaceFallsThrough makes host-a's record promise more memory
+// than its engine has (as when another create took the room after
+// placement's dry run): host-a's own admission refuses the create it was
+// given, and the create goes on to host-b.
+func TestAdmissionRaceFallsThrough(t *testing.T) {
+	h, a, b := multiHost(t, 8<<30, 8<<30, func(c *Config) {
+		// One heartbeat, at start: the records keep what they said then.
+		c.HostHeartbeat, c.HostLostAfter = time.Hour, 2*time.Hour
+	})
+	a.rt.mu.Lock()
+	a.rt.host.MemoryBytes = 1 << 30
+	a.rt.mu.Unlock()
+	h.createGroup("g-race", schemas.GroupSpec{})
+	spec := schemas.SandboxSpec{ID: "raced", Compute: &schemas.ComputeResources{Memory: "2GiB"}}
+	g, _, err := h.w.store.group(t.Context(), "g-race")
+	require.NoError(t, err)
+	first, err := h.w.placeSandbox(t.Context(), g, spec)
+	require.NoError(t, err)
+	require.Equal(t, a.name, first, "placement's dry run chooses host-a, whose record promises room")
+
+	res := h.createSandbox("g-race", "raced", spec)
+	require.Nil(t, res.Error)
+	assert.Equal(t, b.name, res.Sandboxes[0].Host)
+	ca, va := a.rt.counts()
+	assert.Zero(t, ca+va, "host-a's failed create left nothing")
+	assert.Empty(t, h.ledgerOf("mem-engine"), "nor an allocation")
+	h.ok(h.command(schemas.EndGroup, "g-race", ""))
+}
+
+// ledgerOf reads the ledger of engine.
+func (h *harness) ledgerOf(engine string) map[string]schemas.ResolvedResources {
+	h.t.Helper()
+	l, err := h.w.store.readLedger(h.t.Context(), ledgerKey(engine))
+	require.NoError(h.t, err)
+	return l.Allocations
+}
