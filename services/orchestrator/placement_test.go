@@ -502,3 +502,38 @@ func (h *harness) ledgerOf(engine string) map[string]schemas.ResolvedResources {
 	require.NoError(h.t, err)
 	return l.Allocations
 }
+
+// TestForwardedCommandRunsOnce delivers the forwarded copy of a create to
+// its host a second time, as a redelivery would: the host answers it from
+// the result already published, and its engine makes one container.
+func TestForwardedCommandRunsOnce(t *testing.T) {
+	h, _, b := multiHost(t, 8<<30, 8<<30)
+	h.createGroup("g-once", schemas.GroupSpec{Compute: schemas.ComputeResources{Memory: "1GiB"}})
+	require.Nil(t, h.createSandbox("g-once", "first", schemas.SandboxSpec{}).Error) // ties go to host-a
+	cmd := h.command(schemas.CreateSandbox, "g-once", "once")
+	cmd.Sandbox = &schemas.SandboxSpec{}
+	res := h.send(cmd)
+	require.Nil(t, res.Error)
+	require.Equal(t, b.name, res.Sandboxes[0].Host, "spread")
+
+	sub, err := h.nc.SubscribeSync(schemas.ResultSubject(cmd.ID))
+	require.NoError(t, err)
+	data, err := json.Marshal(cmd)
+	require.NoError(t, err)
+	control, err := jetstream.New(h.control)
+	require.NoError(t, err)
+	_, err = control.Publish(t.Context(), schemas.HostCommandSubject(b.name, cmd.Kind), data, jetstream.WithMsgID(cmd.ID+"-again"))
+	require.NoError(t, err)
+	m, err := sub.NextMsg(10 * time.Second)
+	require.NoError(t, err)
+	var again schemas.CommandResult
+	require.NoError(t, json.Unmarshal(m.Data, &again))
+	assert.Equal(t, res, again, "the same result, published again")
+	creates := 0
+	for _, op := range b.seen("once") {
+		if strings.HasPrefix(op, "create ") {
+			creates++
+		}
+	}
+	assert.Equal(t, 1, creates, "containers made for the sandbox")
+}

@@ -42,8 +42,15 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		if err != nil {
 			return "", nil
 		}
-		if _, _, err := w.store.sandbox(ctx, cmd.SandboxID); err == nil {
-			return "", nil // already_exists, answered here
+		if st, _, err := w.store.sandbox(ctx, cmd.SandboxID); err == nil {
+			// Taken: by another command (already_exists), or by this one,
+			// forwarded before a redelivery, and maybe still running on
+			// its host. That host answers either way; a forward repeated
+			// within the duplicate window is stored once.
+			if w.ownedHere(st.Host) || !w.hostLive(ctx, st.Host) {
+				return "", nil
+			}
+			return st.Host, nil
 		}
 		spec := *cmd.Sandbox
 		spec.ID = cmd.SandboxID
