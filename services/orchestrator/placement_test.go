@@ -545,3 +545,34 @@ func TestForwardedCommandRunsOnce(t *testing.T) {
 	}
 	assert.Equal(t, 1, creates, "containers made for the sandbox")
 }
+
+// TestConcurrentGroupEndsAcrossHosts sends two end_group commands for one
+// group with sandboxes on both hosts at once, several times: each worker
+// may take one and wait for its part on the other's host; neither waits
+// for the other's group lock, so both are answered and nothing is left.
+func TestConcurrentGroupEndsAcrossHosts(t *testing.T) {
+	h, a, b := multiHost(t, 8<<30, 8<<30)
+	for i := range 4 {
+		group := fmt.Sprintf("g-ends-%d", i)
+		h.createGroup(group, schemas.GroupSpec{})
+		for j := range 4 {
+			require.Nil(t, h.createSandbox(group, fmt.Sprintf("ends-%d-%d", i, j), schemas.SandboxSpec{}).Error)
+		}
+		var wg sync.WaitGroup
+		results := make([]schemas.CommandResult, 2)
+		for k := range results {
+			wg.Go(func() { results[k] = h.send(h.command(schemas.EndGroup, group, "")) })
+		}
+		wg.Wait()
+		for _, res := range results {
+			if res.Error != nil {
+				assert.Equal(t, schemas.CodeNotFound, res.Error.Code, "end_group of %s: %s", group, res.Error.Message)
+			}
+		}
+		_, _, err := h.w.store.group(t.Context(), group)
+		require.Error(t, err, "group %s ended", group)
+	}
+	ca, va := a.rt.counts()
+	cb, vb := b.rt.counts()
+	assert.Zero(t, ca+va+cb+vb, "containers and volumes left")
+}
