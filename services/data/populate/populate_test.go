@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -209,4 +211,38 @@ func TestLocalSourcesStayInTheDirectory(t *testing.T) {
 		assert.Contains(t, e.Bad[0].Reason, "outside the population directory")
 	}
 	assert.Len(t, mem.docs, 1)
+}
+
+// TestURLSourcesOnTheAllowlist shows URL sources whose host the allowlist
+// refuses reported and skipped, nothing fetched, while an allowed one loads.
+func TestURLSourcesOnTheAllowlist(t *testing.T) {
+	var fetched atomic.Int32
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched.Add(1)
+		fmt.Fprint(w, "# Allowed\n\nFetched over HTTP.\n")
+	}))
+	t.Cleanup(web.Close)
+	port := web.URL[strings.LastIndex(web.URL, ":"):]
+	mem := &memVectors{docs: map[string]schemas.VectorDocument{}}
+	r := &populate.Runner{GroupID: "g", Vectors: mem, Dir: t.TempDir(), Allow: func(host string) bool { return host == "127.0.0.1" }}
+	cfg, err := populate.Parse(fmt.Sprintf(`
+s3: {endpoint: "http://localhost%s"}
+databases:
+  qdrant:
+    ns:
+      - source: %s/ok.md
+      - source: http://localhost%s/refused.md
+      - source: s3://bucket/docs/
+`, port, web.URL, port))
+	require.NoError(t, err)
+	out, err := r.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, out, 3)
+	assert.Equal(t, 1, out[0].Loaded, "the allowed host")
+	for _, e := range out[1:] {
+		assert.Zero(t, e.Loaded, e.Source)
+		require.Len(t, e.Bad, 1, e.Source)
+		assert.Contains(t, e.Bad[0].Reason, `host not on the population allowlist (SANDOX_POPULATE_ALLOW): "localhost"`, e.Source)
+	}
+	assert.Equal(t, int32(1), fetched.Load(), "the refused sources were never fetched")
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,6 +21,10 @@ import (
 // ErrSource means a source could not be read.
 var ErrSource = errors.New("source")
 
+// ErrNotAllowed means a URL source's host is not on the population
+// allowlist (the data service's SANDOX_POPULATE_ALLOW).
+var ErrNotAllowed = errors.New("host not on the population allowlist (SANDOX_POPULATE_ALLOW)")
+
 // file is one file of a source: its name (for reports and ids) and how to
 // open it.
 type file struct {
@@ -29,18 +34,27 @@ type file struct {
 
 // fetcher lists and opens the files of sources.
 type fetcher struct {
-	dir  string // relative local paths resolve against it
-	http *http.Client
-	s3   S3Config
-	s3c  *s3.Client
+	dir   string // relative local paths resolve against it
+	http  *http.Client
+	allow func(host string) bool // nil allows every host
+	s3    S3Config
+	s3c   *s3.Client
 }
 
 // files lists the files of a source, in name order.
 func (f *fetcher) files(ctx context.Context, src string) ([]file, error) {
 	switch {
 	case strings.HasPrefix(src, "s3://"):
+		if f.s3.Endpoint != "" {
+			if err := f.allowed(src, f.s3.Endpoint); err != nil {
+				return nil, err
+			}
+		}
 		return f.s3Files(ctx, src)
 	case strings.HasPrefix(src, "http://"), strings.HasPrefix(src, "https://"):
+		if err := f.allowed(src, src); err != nil {
+			return nil, err
+		}
 		return []file{{Name: src, Open: func(ctx context.Context) (io.ReadCloser, error) { return f.get(ctx, src) }}}, nil
 	}
 	path, err := f.local(src)
@@ -97,6 +111,23 @@ func (f *fetcher) local(src string) (string, error) {
 	return real, nil
 }
 
+// allowed checks the host of rawURL, which source src reaches, against the
+// allowlist: the early check with a clear message. The HTTP client's dialer
+// checks again where it connects (redirects, names resolved).
+func (f *fetcher) allowed(src, rawURL string) error {
+	if f.allow == nil {
+		return nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Hostname() == "" {
+		return fmt.Errorf("%w %s: not a URL with a host", ErrSource, src)
+	}
+	if !f.allow(u.Hostname()) {
+		return fmt.Errorf("%w %s: %w: %q", ErrSource, src, ErrNotAllowed, u.Hostname())
+	}
+	return nil
+}
+
 func localFile(name, path string) file {
 	return file{Name: name, Open: func(context.Context) (io.ReadCloser, error) { return os.Open(path) }}
 }
@@ -134,6 +165,9 @@ func (f *fetcher) client(ctx context.Context) (*s3.Client, error) {
 	}
 	if f.s3.Region != "" {
 		opts = append(opts, awsconfig.WithRegion(f.s3.Region))
+	}
+	if f.http != nil {
+		opts = append(opts, awsconfig.WithHTTPClient(f.http))
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
