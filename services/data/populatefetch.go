@@ -2,34 +2,19 @@ package data
 
 import (
 	"fmt"
-	"net/http"
-	"time"
 
 	"github.com/sandox/sandox/services/egress"
 )
 
-// populateFetch is how the data service reaches URL population sources:
-// only the hosts on its allowlist, checked before a fetch and again by the
-// dialer of every connection (so a redirect or a name that resolves
-// elsewhere cannot leave the list).
-type populateFetch struct {
-	allow  egress.Allowlist
-	client *http.Client
-}
-
-func newPopulateFetch(entries []string) (populateFetch, error) {
+// parsePopulateAllow parses the hosts URL population sources may reach
+// (SANDOX_POPULATE_ALLOW). The Runner checks a source's host before it
+// fetches it, and its dialer (egress.Allowlist.DialContext) checks every
+// connection again, so a redirect or a name that resolves elsewhere cannot
+// leave the list.
+func parsePopulateAllow(entries []string) (egress.Allowlist, error) {
 	allow, err := egress.ParseAllowlist(entries)
 	if err != nil {
-		return populateFetch{}, fmt.Errorf("population allowlist (SANDOX_POPULATE_ALLOW): %w", err)
+		return allow, fmt.Errorf("population allowlist (SANDOX_POPULATE_ALLOW): %w", err)
 	}
-	// No proxy from the environment: the dialer must see the host it
-	// connects to.
-	tr := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           allow.DialContext,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 30 * time.Second,
-		MaxIdleConnsPerHost:   4,
-	}
-	return populateFetch{allow: allow, client: &http.Client{Transport: tr}}, nil
+	return allow, nil
 }

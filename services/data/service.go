@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/egress"
 )
 
 // maxInFlight caps the requests answered at once.
@@ -45,7 +46,7 @@ type Service struct {
 	cfg   Config
 	log   *slog.Logger
 	rec   records
-	fetch populateFetch
+	allow egress.Allowlist // of URL population sources
 
 	mu      sync.Mutex
 	graphs  map[string]*Graph   // by address
@@ -61,11 +62,11 @@ func New(ctx context.Context, js jetstream.JetStream, cfg Config, log *slog.Logg
 	if cfg.Embedder == nil {
 		cfg.Embedder = HashEmbedder{}
 	}
-	fetch, err := newPopulateFetch(cfg.PopulateAllow)
+	allow, err := parsePopulateAllow(cfg.PopulateAllow)
 	if err != nil {
 		return nil, err
 	}
-	return &Service{cfg: cfg, log: log, rec: rec, fetch: fetch, graphs: map[string]*Graph{}, vectors: map[string]*Vectors{}}, nil
+	return &Service{cfg: cfg, log: log, rec: rec, allow: allow, graphs: map[string]*Graph{}, vectors: map[string]*Vectors{}}, nil
 }
 
 // Serve answers requests on schemas.DatabaseSubjectPrefix+">" (queue group

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
@@ -36,9 +38,28 @@ type file struct {
 type fetcher struct {
 	dir   string // relative local paths resolve against it
 	http  *http.Client
-	allow func(host string) bool // nil allows every host
+	dial  func(ctx context.Context, network, addr string) (net.Conn, error) // nil: the default
+	allow func(host string) bool                                            // nil allows every host
 	s3    S3Config
 	s3c   *s3.Client
+}
+
+// newFetcher returns a fetcher whose HTTP and S3 connections are made by
+// dial (without a proxy) when it is set.
+func newFetcher(dir string, dial func(ctx context.Context, network, addr string) (net.Conn, error), allow func(string) bool, s3cfg S3Config) *fetcher {
+	f := &fetcher{dir: dir, http: http.DefaultClient, dial: dial, allow: allow, s3: s3cfg}
+	if dial != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		f.withDial(tr)
+		f.http = &http.Client{Transport: tr}
+	}
+	return f
+}
+
+// withDial makes tr connect through f.dial, with no proxy.
+func (f *fetcher) withDial(tr *http.Transport) {
+	tr.Proxy = nil
+	tr.DialContext = f.dial
 }
 
 // files lists the files of a source, in name order.
@@ -137,11 +158,7 @@ func (f *fetcher) get(ctx context.Context, url string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := f.http
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
+	resp, err := f.http.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +183,10 @@ func (f *fetcher) client(ctx context.Context) (*s3.Client, error) {
 	if f.s3.Region != "" {
 		opts = append(opts, awsconfig.WithRegion(f.s3.Region))
 	}
-	if f.http != nil {
-		opts = append(opts, awsconfig.WithHTTPClient(f.http))
+	if f.dial != nil {
+		// The SDK adds its own CA bundle (AWS_CA_BUNDLE) to the transport,
+		// so it needs its buildable client rather than an http.Client.
+		opts = append(opts, awsconfig.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(f.withDial)))
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
