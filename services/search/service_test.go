@@ -138,34 +138,12 @@ func TestFromEnv(t *testing.T) {
 	assert.Contains(t, err.Error(), EnvBraveKey+"_FILE")
 }
 
-func TestServeOverNATS(t *testing.T) {
+// serve runs a Service on cfg over a fresh NATS server until the test
+// ends and returns a client connection, once the service answers the
+// first request, ask (its response is returned too).
+func serve(t *testing.T, cfg Config, sandbox string, ask schemas.SearchRequest) (*nats.Conn, schemas.SearchResponse) {
+	t.Helper()
 	nc := startNATS(t)
-	svc := New(standIns(t), slog.New(slog.DiscardHandler))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- svc.Serve(ctx, nc) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
-
-	var resp schemas.SearchResponse
-	require.Eventually(t, func() bool {
-		var err error
-		resp, err = requestSearch(nc, schemas.SearchRequest{Query: "over nats", Count: 2, Provider: "searxng"})
-		return err == nil
-	}, 5*time.Second, 50*time.Millisecond)
-	require.Nil(t, resp.Error)
-	assert.Equal(t, want("searxng", 2, "over nats"), resp.Results)
-}
-
-// TestServeQuota shows a sandbox that searches faster than its quota get
-// resource_exhausted, naming the quota and when to retry, while another
-// sandbox is still served.
-func TestServeQuota(t *testing.T) {
-	nc := startNATS(t)
-	cfg := standIns(t)
-	cfg.Quota = Quota{PerMinute: 1, Burst: 2}
 	svc := New(cfg, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -174,13 +152,29 @@ func TestServeQuota(t *testing.T) {
 		cancel()
 		require.NoError(t, <-done)
 	})
-	req := schemas.SearchRequest{Query: "q", Count: 1, Provider: "searxng"}
 	var resp schemas.SearchResponse
 	require.Eventually(t, func() bool {
 		var err error
-		resp, err = requestSearchAs(nc, "sb-loop", req)
+		resp, err = requestSearchAs(nc, sandbox, ask)
 		return err == nil
 	}, 5*time.Second, 50*time.Millisecond)
+	return nc, resp
+}
+
+func TestServeOverNATS(t *testing.T) {
+	_, resp := serve(t, standIns(t), "sb-search", schemas.SearchRequest{Query: "over nats", Count: 2, Provider: "searxng"})
+	require.Nil(t, resp.Error)
+	assert.Equal(t, want("searxng", 2, "over nats"), resp.Results)
+}
+
+// TestServeQuota shows a sandbox that searches faster than its quota get
+// resource_exhausted, naming the quota and when to retry, while another
+// sandbox is still served.
+func TestServeQuota(t *testing.T) {
+	cfg := standIns(t)
+	cfg.Quota = Quota{PerMinute: 1, Burst: 2}
+	req := schemas.SearchRequest{Query: "q", Count: 1, Provider: "searxng"}
+	nc, resp := serve(t, cfg, "sb-loop", req)
 	require.Nil(t, resp.Error, "the first of the burst")
 	resp, err := requestSearchAs(nc, "sb-loop", req)
 	require.NoError(t, err)
@@ -197,10 +191,6 @@ func TestServeQuota(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, resp.Error, "another sandbox's quota is its own")
 	assert.Len(t, resp.Results, 1)
-}
-
-func requestSearch(nc *nats.Conn, req schemas.SearchRequest) (schemas.SearchResponse, error) {
-	return requestSearchAs(nc, "sb-search", req)
 }
 
 func requestSearchAs(nc *nats.Conn, sandbox string, req schemas.SearchRequest) (schemas.SearchResponse, error) {
