@@ -266,12 +266,21 @@ func TestGroupAcrossHosts(t *testing.T) {
 	}
 	require.Nil(t, h.createSandbox("g-span", "extra", schemas.SandboxSpec{}).Error)
 	hosts := h.hostsOf("init-0", "init-1", "init-2", "init-3", "extra")
+	m, err := h.nc.Request(schemas.GroupStatusSubject("g-span"), nil, 10*time.Second)
+	require.NoError(t, err)
+	var reply schemas.StatusReply
+	require.NoError(t, json.Unmarshal(m.Data, &reply))
+	require.Nil(t, reply.Error)
+	assert.Equal(t, map[string]int{a.name: count(hosts, a.name), b.name: count(hosts, b.name)}, reply.Group.Hosts, "the group status counts its sandboxes per host")
+	for _, st := range reply.Sandboxes {
+		assert.Equal(t, hosts[st.ID], st.Host, "host of %s in the group status", st.ID)
+	}
 	assert.Equal(t, 5, count(hosts, a.name)+count(hosts, b.name), "all placed: %v", hosts)
 	assert.GreaterOrEqual(t, count(hosts, a.name), 2, "spread: %v", hosts)
 	assert.GreaterOrEqual(t, count(hosts, b.name), 2, "spread: %v", hosts)
 
 	// A leftover container of the group on host-b that no record knows.
-	_, err := b.rt.Create(t.Context(), ContainerSpec{Name: ContainerName("stray"), Image: h.cfg.SandboxImage, Labels: map[string]string{
+	_, err = b.rt.Create(t.Context(), ContainerSpec{Name: ContainerName("stray"), Image: h.cfg.SandboxImage, Labels: map[string]string{
 		LabelManaged: "true", LabelGroup: "g-span", LabelSandbox: "stray", LabelSystem: "sys",
 	}})
 	require.NoError(t, err)
