@@ -122,4 +122,7 @@ type GroupSpec struct {
 	// long after its creation, with an expired event (reason "group_ttl")
 	// for each sandbox.
 	TTLSeconds float64 `json:"ttl_seconds,omitempty" jsonschema:"minimum=0"`
+	// Placement says how the group's sandboxes are spread over the
+	// orchestrator's hosts: spread (the default) or pack.
+	Placement Placement `json:"placement,omitempty"`
 }

@@ -129,6 +129,8 @@ func TestClientPermissions(t *testing.T) {
 		{"client takes commands", auth.RoleClient, "publish", "$JS.API.CONSUMER.MSG.NEXT.SANDOX_COMMANDS.orchestrator"},
 		{"client mints identities", auth.RoleClient, "publish", auth.MintSubject},
 		{"client reads sandbox traffic", auth.RoleClient, "subscription", "sandbox.>"},
+		{"client sends a command to a host", auth.RoleClient, "publish", "sandox.cmd.host.host-a.end_group"},
+		{"client asks a host for stats", auth.RoleClient, "publish", "sandox.req.host.host-a.stats.sandbox.sb-a"},
 		{"audit sends a command", auth.RoleAudit, "publish", "sandox.cmd.end_group"},
 		{"audit sends a batch", auth.RoleAudit, "publish", "sandbox.sb-a.actions"},
 		{"audit sends a request", auth.RoleAudit, "publish", "sandox.req.status"},
@@ -247,7 +249,7 @@ func TestSandboxAsksTheSearchService(t *testing.T) {
 	s, a := startServer(t)
 	url := s.ClientURL()
 	service, serviceErrs := conn(t, url, mint(t, a, auth.RoleSearch, ""))
-	_, err := service.QueueSubscribe(schemas.SearchSubject, "sandox-search", func(m *nats.Msg) { _ = m.Respond([]byte("results")) })
+	_, err := service.QueueSubscribe(schemas.SearchSubjects, "sandox-search", func(m *nats.Msg) { _ = m.Respond([]byte("results")) })
 	require.NoError(t, err)
 	require.NoError(t, service.Flush())
 
@@ -257,9 +259,13 @@ func TestSandboxAsksTheSearchService(t *testing.T) {
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err }))
 	require.NoError(t, err)
 	t.Cleanup(sb.Close)
-	resp, err := sb.Request(schemas.SearchSubject, []byte(`{"query":"q"}`), 2*time.Second)
+	resp, err := sb.Request(schemas.SandboxSearchSubject("sb-a"), []byte(`{"query":"q"}`), 2*time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "results", string(resp.Data))
+
+	// It may not ask in another sandbox's name (and spend its quota).
+	require.NoError(t, sb.Publish(schemas.SandboxSearchSubject("sb-b"), []byte(`{"query":"q"}`)))
+	violation(t, errs, "publish", schemas.SandboxSearchSubject("sb-b"))
 
 	// Another sandbox's inbox stays closed to it.
 	_, err = sb.SubscribeSync(schemas.SandboxInboxPrefix("sb-b") + ".>")

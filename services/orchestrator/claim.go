@@ -114,6 +114,7 @@ func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec sc
 		ID:          spec.ID,
 		GroupID:     g.ID,
 		State:       schemas.StateCreated,
+		Host:        w.hostName, // placement: the pool is this host's
 		Image:       p.Image,
 		ImageReused: true,
 		Container:   p.Container,

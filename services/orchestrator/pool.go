@@ -189,6 +189,7 @@ func (w *Worker) fillPool(ctx context.Context) (_ string, err error) {
 	st := schemas.SandboxStatus{
 		ID:        id,
 		State:     schemas.StateCreated,
+		Host:      w.hostName, // placement: a pool is its worker's host's
 		Families:  families,
 		Tools:     toolModules(families, nil),
 		Resources: limits,
