@@ -122,4 +122,9 @@ type GroupSpec struct {
 	// long after its creation, with an expired event (reason "group_ttl")
 	// for each sandbox.
 	TTLSeconds float64 `json:"ttl_seconds,omitempty" jsonschema:"minimum=0"`
+	// Pool, when its size is above 0, keeps that many sandboxes of the
+	// group's image (its tool files and families), compute and egress
+	// started on each worker, ready for the group's creates to claim
+	// (docs/pools.md).
+	Pool *PoolSpec `json:"pool,omitempty"`
 }

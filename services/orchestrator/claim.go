@@ -40,10 +40,19 @@ type poolShape struct {
 }
 
 // claimShape resolves the create of spec in group g as doCreateSandbox
-// would; ok is false when it cannot come from the pool (tool files, or
-// anything that does not resolve: the fresh create reports it).
-func (w *Worker) claimShape(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (poolShape, bool) {
-	if len(mergeTools(g.Spec.Tools, spec.Tools)) > 0 {
+// would, for a claim from pool p; ok is false when it cannot come from p:
+// the sandbox adds tool files, the group has tool files and p is not the
+// group's pool, p is the pool of another group (or of an earlier group of
+// the same id), or anything does not resolve (the fresh create reports
+// it).
+func (w *Worker) claimShape(ctx context.Context, p *warmPool, g schemas.GroupStatus, spec schemas.SandboxSpec) (poolShape, bool) {
+	if len(spec.Tools) > 0 {
+		return poolShape{}, false
+	}
+	if p.src.group == "" && len(g.Spec.Tools) > 0 {
+		return poolShape{}, false
+	}
+	if p.src.group != "" && (p.src.group != g.ID || !p.src.created.Equal(g.CreatedAt)) {
 		return poolShape{}, false
 	}
 	families, err := chooseFamilies(g.Spec.Families, spec.Families)
@@ -88,25 +97,40 @@ func (w *Worker) fits(p schemas.SandboxStatus, s poolShape) bool {
 }
 
 // claimPooled makes sandbox spec.ID of group g from a pooled sandbox when
-// one is ready and fits. ok false means create it fresh: the pool is off
-// or empty, the spec does not fit, or the claim failed (the pooled sandbox
-// is then removed). ok true with an error is the create's answer (an id
-// already taken, a host that is full). Call it with the group's and the
-// sandbox's locks held.
-func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (_ schemas.SandboxStatus, ok bool, err error) {
-	if w.cfg.PoolSize <= 0 {
+// one is ready and fits: from the group's own pool first, then from the
+// default pool. ok false means create it fresh: no pool has one that
+// fits, or the claim failed (the pooled sandbox is then removed). ok true
+// with an error is the create's answer (an id already taken, a host that
+// is full). Call it with the group's and the sandbox's locks held.
+func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, bool, error) {
+	if schemas.ValidateID("sandbox", spec.ID) != nil {
 		return schemas.SandboxStatus{}, false, nil
 	}
-	defer w.pool.wake()
-	poolID, ready := w.pool.take()
+	for _, key := range []string{g.ID, ""} {
+		p := w.pools.get(key)
+		if p == nil {
+			continue
+		}
+		st, ok, err := w.claimFrom(ctx, p, g, spec, cmdID)
+		if ok {
+			return st, ok, err
+		}
+	}
+	return schemas.SandboxStatus{}, false, nil
+}
+
+// claimFrom is claimPooled from pool p.
+func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (_ schemas.SandboxStatus, ok bool, err error) {
+	defer w.pools.wake()
+	poolID, ready := pool.take()
 	if !ready {
 		return schemas.SandboxStatus{}, false, nil
 	}
-	shape, fit := w.claimShape(ctx, g, spec)
+	shape, fit := w.claimShape(ctx, pool, g, spec)
 	p, _, err := w.store.sandbox(ctx, poolID)
-	if err != nil || !fit || !w.fits(p, shape) || schemas.ValidateID("sandbox", spec.ID) != nil {
+	if err != nil || !fit || !w.fits(p, shape) || p.PoolGroup != pool.src.group {
 		if err == nil {
-			w.pool.put(poolID)
+			pool.put(poolID)
 		}
 		return schemas.SandboxStatus{}, false, nil
 	}
@@ -127,11 +151,11 @@ func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec sc
 	}
 	setLifetime(&st, spec, time.Now().UTC())
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
-		w.pool.put(poolID)
+		pool.put(poolID)
 		return schemas.SandboxStatus{}, true, err
 	}
 	if err := w.swapAllocation(ctx, poolID, st.ID, shape, g.Spec.Overcommit); err != nil {
-		w.pool.put(poolID)
+		pool.put(poolID)
 		return schemas.SandboxStatus{}, true, errors.Join(fmt.Errorf("sandbox %s: %w", st.ID, err), w.store.deleteSandbox(ctx, st.ID))
 	}
 	if err := w.becomeClaimed(ctx, p, &st); err != nil {

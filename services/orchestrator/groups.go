@@ -26,6 +26,7 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 	if err := w.store.createGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
 	}
+	w.pools.wake()
 	return schemas.CommandResult{Group: &g}, nil
 }
 
@@ -40,7 +41,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 	if _, err := resources.Parse(spec.Compute); err != nil {
 		errs = append(errs, err)
 	}
-	errs = append(errs, spec.DatabaseAccess.Validate())
+	errs = append(errs, spec.DatabaseAccess.Validate(), checkPoolSpec(spec.Pool))
 	seen := map[string]bool{}
 	for _, sb := range spec.Sandboxes {
 		if sb.Databases != nil {
@@ -138,6 +139,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
+	w.dropGroupPool(ctx, g)
 	var errs []error
 	var ended []schemas.SandboxStatus
 	for _, id := range g.Sandboxes {

@@ -31,8 +31,8 @@ type Worker struct {
 	disks   diskPool
 	// egress runs the allowlist proxies of this worker's sandboxes.
 	egress egress.Proxies
-	// pool holds this worker's warm sandboxes (pool.go).
-	pool *warmPool
+	// pools hold this worker's warm sandboxes (pool.go).
+	pools *poolSet
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
@@ -54,7 +54,10 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pool: newWarmPool()}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pools: newPoolSet()}
+	if p := defaultPool(cfg); p != nil {
+		w.pools.set("", p)
+	}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
@@ -87,6 +90,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.reconcile(ctx)
 	w.reconcileDatabases(ctx)
 	w.markLost(ctx)
+	w.reapPools(ctx, true)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
 		return err
@@ -106,9 +110,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { w.watch(stopped) })
 	bg.Go(func() { w.sweepLifetimes(stopped) })
 	bg.Go(func() { w.collectImagesEvery(stopped) })
-	if w.cfg.PoolSize > 0 {
-		bg.Go(func() { w.runPool(stopped) })
-	}
+	bg.Go(func() { w.runPool(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		iter.Drain()
