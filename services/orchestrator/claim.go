@@ -130,10 +130,20 @@ func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupS
 	p, _, err := w.store.sandbox(ctx, poolID)
 	if err != nil || !fit || !w.fits(p, shape) || p.PoolGroup != pool.src.group {
 		if err == nil {
-			pool.put(poolID)
+			pool.giveBack(poolID)
+		} else {
+			pool.claimed()
+			w.removePooledLogged(ctx, poolID)
 		}
 		return schemas.SandboxStatus{}, false, nil
 	}
+	// From here on the pool id leaves the pool, unless it is given back.
+	givenBack := false
+	defer func() {
+		if !givenBack {
+			pool.claimed()
+		}
+	}()
 	st := schemas.SandboxStatus{
 		ID:          spec.ID,
 		GroupID:     g.ID,
@@ -151,11 +161,13 @@ func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupS
 	}
 	setLifetime(&st, spec, time.Now().UTC())
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
-		pool.put(poolID)
+		pool.giveBack(poolID)
+		givenBack = true
 		return schemas.SandboxStatus{}, true, err
 	}
 	if err := w.swapAllocation(ctx, poolID, st.ID, shape, g.Spec.Overcommit); err != nil {
-		pool.put(poolID)
+		pool.giveBack(poolID)
+		givenBack = true
 		return schemas.SandboxStatus{}, true, errors.Join(fmt.Errorf("sandbox %s: %w", st.ID, err), w.store.deleteSandbox(ctx, st.ID))
 	}
 	if err := w.becomeClaimed(ctx, p, &st); err != nil {

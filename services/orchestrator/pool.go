@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
 )
@@ -66,6 +67,10 @@ type warmPool struct {
 	mu sync.Mutex
 	// ready lists the pool ids ready to be claimed, oldest first.
 	ready []string
+	// claiming counts the pool ids taken by claims not yet done: they
+	// still count in the pool's size, so that the pool loop does not fill
+	// in their place before the claim took or gave back each one.
+	claiming int
 	// lastUse is when a create last came.
 	lastUse time.Time
 }
@@ -75,7 +80,8 @@ func newWarmPool(src poolSource, size int, idle time.Duration) *warmPool {
 }
 
 // take removes and returns the oldest ready pool id and marks the pool in
-// use; ok is false when none is ready.
+// use; ok is false when none is ready. The caller then calls giveBack or
+// claimed with the id.
 func (p *warmPool) take() (id string, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -84,7 +90,24 @@ func (p *warmPool) take() (id string, ok bool) {
 		return "", false
 	}
 	id, p.ready = p.ready[0], p.ready[1:]
+	p.claiming++
 	return id, true
+}
+
+// giveBack makes a pool id that take returned ready again.
+func (p *warmPool) giveBack(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.claiming--
+	p.ready = append(p.ready, id)
+}
+
+// claimed ends the claim of a pool id that take returned: it left the
+// pool (claimed, or removed by a claim that failed).
+func (p *warmPool) claimed() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.claiming--
 }
 
 // put makes pool id ready to be claimed (again).
@@ -111,6 +134,13 @@ func (p *warmPool) count() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.ready)
+}
+
+// held returns how many sandboxes the pool holds: ready or being claimed.
+func (p *warmPool) held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.ready) + p.claiming
 }
 
 // target is how many sandboxes the pool should hold now: its size, or
@@ -211,18 +241,31 @@ func (w *Worker) runPool(ctx context.Context) {
 	}
 	defer func() { _ = alive.Unsubscribe() }()
 	defer w.drainPools(context.WithoutCancel(ctx))
+	groups, err := w.watchGroups(ctx)
+	if err != nil {
+		w.log.Error("the pools of groups are off: watch the groups", "err", err)
+	} else {
+		watcher := groups
+		defer func() { _ = watcher.Stop() }()
+	}
 	tick := time.NewTicker(poolTick)
 	defer tick.Stop()
 	reap := time.NewTicker(poolReapInterval)
 	defer reap.Stop()
 	for {
-		w.syncGroupPools(ctx)
 		for _, p := range w.pools.all() {
 			w.resizePool(ctx, p)
 		}
 		select {
 		case <-ctx.Done():
 			return
+		case entry, ok := <-updates(groups):
+			if !ok {
+				w.log.Warn("the watch of the groups ended; the pools of groups keep their last state")
+				groups = nil
+			} else if entry != nil {
+				w.groupChanged(ctx, entry)
+			}
 		case <-w.pools.kick:
 		case <-tick.C:
 		case <-reap.C:
@@ -231,11 +274,20 @@ func (w *Worker) runPool(ctx context.Context) {
 	}
 }
 
+// updates is the channel of watcher's entries, or nil (never ready)
+// without a watcher.
+func updates(watcher jetstream.KeyWatcher) <-chan jetstream.KeyValueEntry {
+	if watcher == nil {
+		return nil
+	}
+	return watcher.Updates()
+}
+
 // resizePool fills p up to its target, one sandbox at a time, or removes
 // what is above it.
 func (w *Worker) resizePool(ctx context.Context, p *warmPool) {
 	target := p.target()
-	for ctx.Err() == nil && p.count() < target {
+	for ctx.Err() == nil && p.held() < target {
 		id, err := w.fillPool(ctx, p.src)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -248,7 +300,7 @@ func (w *Worker) resizePool(ctx context.Context, p *warmPool) {
 			return
 		}
 	}
-	for p.count() > target {
+	for p.held() > target {
 		id, ok := p.drop()
 		if !ok {
 			return

@@ -271,7 +271,7 @@ func TestPoolShrinksWhenIdle(t *testing.T) {
 	h := newPoolHarness(t, 2, func(c *Config) { c.PoolIdle = 300 * time.Millisecond })
 	h.eventually("the idle pool empties", func() bool {
 		containers, _ := h.rt.counts()
-		return h.w.pools.get("").count() == 0 && containers == 0
+		return h.w.pools.get("").count() == 0 && containers == 0 && len(h.ledger()) == 0
 	})
 	assert.Empty(t, h.pooled())
 	// A create wakes it: it is made fresh, and the pool fills again.

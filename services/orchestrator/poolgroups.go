@@ -2,16 +2,19 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
 )
 
 // The pools of groups: every worker keeps, for each group whose spec asks
 // for one (GroupSpec.Pool), a pool of the group's shape. The pool loop
-// learns of groups from the group bucket at each tick, so that a group
-// created on another worker gets its pool here too, and a group ended
-// anywhere has its pool drained here.
+// follows the group bucket (watchGroups), so that a group created on
+// another worker gets its pool here too, and a group ended anywhere has
+// its pool drained here.
 
 // defaultPool returns the worker's default pool (Config.PoolSize), or nil
 // when the size is 0.
@@ -57,41 +60,35 @@ func checkPoolSpec(p *schemas.PoolSpec) error {
 	return nil
 }
 
-// syncGroupPools makes the worker's group pools those of the groups in
-// the bucket: a pool for each group that asks for one (replaced when the
-// group of that id is a new one), none for a group that is gone or whose
-// pool end_group drained. A pool it forgets is drained.
-func (w *Worker) syncGroupPools(ctx context.Context) {
-	ids, err := bucketKeys(ctx, w.store.groups)
-	if err != nil {
-		if ctx.Err() == nil {
-			w.log.Warn("list groups for their warm pools", "err", err)
+// watchGroups follows the group bucket for the pool loop: the current
+// groups first, then each change. The caller stops the watcher.
+func (w *Worker) watchGroups(ctx context.Context) (jetstream.KeyWatcher, error) {
+	return w.store.groups.WatchAll(ctx)
+}
+
+// groupChanged makes the worker's pool of the group in entry what the
+// group now asks for: a pool for a group that asks for one (replacing
+// the pool of an earlier group of the same id), none for a group that is
+// gone or that asks for none. A pool it forgets is drained.
+func (w *Worker) groupChanged(ctx context.Context, entry jetstream.KeyValueEntry) {
+	id := entry.Key()
+	var want *warmPool
+	if entry.Operation() == jetstream.KeyValuePut {
+		var g schemas.GroupStatus
+		if err := json.Unmarshal(entry.Value(), &g); err != nil {
+			w.log.Warn("a group record that does not decode", "group", id, "err", err)
+			return
 		}
-		return
+		want = w.groupPool(g)
+	} else {
+		w.pools.forgetEnded(id)
 	}
-	want := map[string]*warmPool{}
-	created := map[string]time.Time{}
-	for _, id := range ids {
-		g, _, err := w.store.group(ctx, id)
-		if err != nil {
-			continue
-		}
-		created[id] = g.CreatedAt
-		if p := w.groupPool(g); p != nil && !w.pools.endedGroup(id, g.CreatedAt) {
-			want[id] = p
-		}
+	if p := w.pools.get(id); p != nil && (want == nil || !want.src.created.Equal(p.src.created)) {
+		w.pools.remove(id)
+		w.drainPool(ctx, p)
 	}
-	w.pools.forgetEnded(created)
-	for _, p := range w.pools.all() {
-		if g := p.src.group; g != "" {
-			if n, ok := want[g]; !ok || !n.src.created.Equal(p.src.created) {
-				w.pools.remove(g)
-				w.drainPool(ctx, p)
-			}
-		}
-	}
-	for id, p := range want {
-		w.pools.adopt(id, p)
+	if want != nil {
+		w.pools.adopt(id, want)
 	}
 }
 
@@ -131,14 +128,9 @@ func (s *poolSet) endedGroup(id string, created time.Time) bool {
 	return ok && t.Equal(created)
 }
 
-// forgetEnded forgets the ended groups that are not in groups (id to
-// creation time) as they were then.
-func (s *poolSet) forgetEnded(groups map[string]time.Time) {
+// forgetEnded forgets that group id ended here: its record is gone.
+func (s *poolSet) forgetEnded(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for id, t := range s.ended {
-		if c, ok := groups[id]; !ok || !c.Equal(t) {
-			delete(s.ended, id)
-		}
-	}
+	delete(s.ended, id)
 }

@@ -1,7 +1,6 @@
 package orchestrator
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -151,7 +150,7 @@ func TestGroupPoolDrainedWhenGroupGone(t *testing.T) {
 	require.NoError(t, h.w.store.deleteGroup(t.Context(), "g1"))
 	h.eventually("the pool of the group that is gone is drained", func() bool {
 		containers, _ := h.rt.counts()
-		return containers == 0 && h.w.pools.get("g1") == nil
+		return containers == 0 && h.w.pools.get("g1") == nil && len(h.ledger()) == 0
 	})
 	h.requireNothingLeft()
 }
@@ -164,7 +163,7 @@ func TestGroupPoolShrinksWhenIdle(t *testing.T) {
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
 	h.eventually("the idle pool empties", func() bool {
 		containers, _ := h.rt.counts()
-		return h.poolCount("g1") == 0 && containers == 0
+		return h.poolCount("g1") == 0 && containers == 0 && len(h.ledger()) == 0
 	})
 	assert.Empty(t, h.pooled())
 	res := h.createSandbox("g1", "sb1", schemas.SandboxSpec{})
@@ -192,56 +191,66 @@ func TestGroupPoolSpecChecked(t *testing.T) {
 	}
 }
 
-// TestPoolReapsDeadWorkers checks that a worker that starts removes the
-// unclaimed pooled sandboxes of workers that do not answer (and of its own
-// name, from before it started), and keeps those of a live worker.
+// TestPoolReapsDeadWorkers checks that the pooled sandboxes of workers
+// that do not answer are removed by the workers that start, and those of
+// a live worker are kept.
 func TestPoolReapsDeadWorkers(t *testing.T) {
 	h := newIdleHarness(t)
 	ctx := t.Context()
-	fill := func(name string) string {
-		t.Helper()
-		h.cfg.Worker = name
-		w := h.newWorker()
-		h.cfg.Worker = "unit-worker"
-		id, err := w.fillPool(ctx, poolSource{})
-		require.NoError(t, err)
-		return id
-	}
-	dead, own := fill("dead-worker"), fill("unit-worker")
+	// Every worker is made before any runs (NewWorker updates the streams).
+	dead, own := h.namedWorker("dead-worker", 0), h.namedWorker("unit-worker", 0)
+	live := h.namedWorker("live-worker", 1)
+	deadID, err := dead.fillPool(ctx, poolSource{})
+	require.NoError(t, err)
+	ownID, err := own.fillPool(ctx, poolSource{})
+	require.NoError(t, err)
 
-	h.cfg.Worker, h.cfg.PoolSize = "live-worker", 1
-	live := h.newWorker()
-	h.cfg.Worker, h.cfg.PoolSize = "unit-worker", 0
 	t.Cleanup(runWorker(t, live))
 	h.eventually("the live worker's pool fills", func() bool { return live.pools.get("").count() == 1 })
-	kept := slices.DeleteFunc(h.pooled(), func(id string) bool { return id == dead || id == own })
-	require.Len(t, kept, 1)
-
-	h.w = h.newWorker()
 	h.start()
-	h.createGroup("g1", schemas.GroupSpec{}) // Run reaps before it consumes
-	for _, id := range []string{dead, own} {
-		_, err := h.sandbox(id)
-		assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "the pooled sandbox %s is reaped", id)
-		_, err = h.rt.Inspect(ctx, ContainerName(id))
+	h.createGroup("g1", schemas.GroupSpec{}) // both workers consume
+	for _, id := range []string{deadID, ownID} {
+		h.eventually("the pooled sandbox "+id+" is reaped", func() bool {
+			_, err := h.sandbox(id)
+			return err != nil && wireError(err).Code == schemas.CodeNotFound
+		})
+		_, err := h.rt.Inspect(ctx, ContainerName(id))
 		assert.ErrorIs(t, err, ErrNotFound)
 		assert.NotContains(t, h.ledger(), id)
 	}
-	assert.Equal(t, kept, h.pooled(), "the live worker's pooled sandbox is kept")
+	require.Len(t, h.pooled(), 1, "the live worker's pooled sandbox is kept")
+	assert.True(t, live.pools.get("").count() == 1)
 	assert.True(t, h.w.workerAlive(ctx, "live-worker"))
 	assert.False(t, h.w.workerAlive(ctx, "dead-worker"))
 }
 
-// TestPoolReapWhileRunning checks that a running worker's periodic reap
-// removes the pool of a worker that stopped answering.
-func TestPoolReapWhileRunning(t *testing.T) {
-	h := newHarness(t)
-	h.cfg.Worker = "gone-worker"
-	gone := h.newWorker()
-	id, err := gone.fillPool(t.Context(), poolSource{})
+// TestPoolReap checks which pooled sandboxes a reap removes: a dead
+// worker's always, those of the worker's own name only when it starts.
+func TestPoolReap(t *testing.T) {
+	h := newIdleHarness(t)
+	ctx := t.Context()
+	dead := h.namedWorker("dead-worker", 0)
+	deadID, err := dead.fillPool(ctx, poolSource{})
 	require.NoError(t, err)
-	h.w.reapPools(context.Background(), false)
-	_, err = h.sandbox(id)
-	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code)
-	h.requireNothingLeft(id)
+	ownID, err := h.w.fillPool(ctx, poolSource{})
+	require.NoError(t, err)
+
+	h.w.reapPools(ctx, false)
+	_, err = h.sandbox(deadID)
+	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "a dead worker's pooled sandbox is reaped")
+	_, err = h.sandbox(ownID)
+	require.NoError(t, err, "a running worker keeps its own")
+
+	h.w.reapPools(ctx, true)
+	h.requireNothingLeft(deadID, ownID)
+}
+
+// namedWorker makes, without running it, a worker named name with a
+// default pool of size on the harness's NATS and runtime.
+func (h *harness) namedWorker(name string, size int) *Worker {
+	h.t.Helper()
+	cfg := h.cfg
+	defer func() { h.cfg = cfg }()
+	h.cfg.Worker, h.cfg.PoolSize = name, size
+	return h.newWorker()
 }
