@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/sandox/sandox/schemas"
@@ -59,7 +60,18 @@ func (w *Worker) claimShape(ctx context.Context, p *warmPool, g schemas.GroupSta
 	if err != nil {
 		return poolShape{}, false
 	}
-	limits, host, err := w.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
+	// As resolveResources, on the host measured by a recent claim: docker
+	// info takes milliseconds a claim does not have. A disk is checked
+	// when the pooled sandbox is made.
+	req, err := resources.Parse(resources.Merge(g.Spec.Compute, spec.Compute))
+	if err != nil {
+		return poolShape{}, false
+	}
+	host, err := w.pools.hosts.get(ctx, w.host)
+	if err != nil {
+		return poolShape{}, false
+	}
+	limits, err := resources.Resolve(req, host)
 	if err != nil {
 		return poolShape{}, false
 	}
@@ -209,51 +221,14 @@ func (w *Worker) swapAllocation(ctx context.Context, poolID, id string, s poolSh
 }
 
 // becomeClaimed turns the running pooled sandbox p into sandbox st: it
-// mints st's identity and writes it over the pool's credentials, sends
-// the claim and, once the executor has it, revokes the pool identity
-// (which drops whatever still used it) and sets the claimed limits while
-// it waits until the executor serves st's subjects; then it records st
-// running and p claimed by it.
+// hands the container over (handOver) while it sets the claimed limits
+// (docker update, which needs no claim), then records st running and p
+// claimed by it.
 func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
-	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
-		return err
-	}
-	if err := w.copyCreds(p.ID, st.ID); err != nil {
-		return err
-	}
-	data, err := json.Marshal(schemas.PoolClaim{SandboxID: st.ID, GroupID: st.GroupID, Families: st.Families})
-	if err != nil {
-		return err
-	}
-	if w.cfg.CredsDir != "" {
-		if err := writeCreds(filepath.Join(w.poolCredsDir(p.ID), schemas.ClaimFile), data); err != nil {
-			return fmt.Errorf("claim %s: %w", p.ID, err)
-		}
-	}
-	rw, err := w.watchReady(st.ID)
-	if err != nil {
-		return err
-	}
-	defer rw.Close()
-	// The executor acknowledges the claim once it has it: from then on the
-	// pool identity is not needed, and is revoked while the executor
-	// reconnects; docker update runs meanwhile too. The claim waits for
-	// all three.
-	ackCtx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
-	_, err = w.nc.RequestWithContext(ackCtx, schemas.ClaimSubject(p.ID), data)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("claim %s: %w", p.ID, err)
-	}
-	revoked, updated := make(chan error, 1), make(chan error, 1)
-	go func() { revoked <- w.revokeIdentity(ctx, p.ID) }()
-	go func() { updated <- w.updateLimits(ctx, p, st) }()
-	ready, err := w.awaitReady(ctx, *st, rw)
-	if rerr := <-revoked; rerr != nil {
-		err = errors.Join(err, fmt.Errorf("revoke the pool identity of %s: %w", p.ID, rerr))
-	}
-	err = errors.Join(err, <-updated)
-	if err != nil {
+	updated := make(chan error, 1)
+	go func() { updated <- w.updateLimits(ctx, p, *st) }()
+	ready, err := w.handOver(ctx, p, *st)
+	if err = errors.Join(err, <-updated); err != nil {
 		return err
 	}
 	if ready.Modules != nil {
@@ -271,9 +246,52 @@ func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st 
 	return err
 }
 
+// handOver mints st's identity and writes it over the pool's credentials,
+// sends the claim and, once the executor has it, revokes the pool
+// identity (which drops whatever still used it) while it waits until the
+// executor serves st's subjects. It returns the executor's ready answer.
+func (w *Worker) handOver(ctx context.Context, p, st schemas.SandboxStatus) (schemas.ExecutorReady, error) {
+	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
+		return schemas.ExecutorReady{}, err
+	}
+	if err := w.copyCreds(p.ID, st.ID); err != nil {
+		return schemas.ExecutorReady{}, err
+	}
+	data, err := json.Marshal(schemas.PoolClaim{SandboxID: st.ID, GroupID: st.GroupID, Families: st.Families})
+	if err != nil {
+		return schemas.ExecutorReady{}, err
+	}
+	if w.cfg.CredsDir != "" {
+		if err := writeCreds(filepath.Join(w.poolCredsDir(p.ID), schemas.ClaimFile), data); err != nil {
+			return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
+		}
+	}
+	rw, err := w.watchReady(st.ID)
+	if err != nil {
+		return schemas.ExecutorReady{}, err
+	}
+	defer rw.Close()
+	// The executor acknowledges the claim once it has it: from then on the
+	// pool identity is not needed, and is revoked while the executor
+	// reconnects. The claim waits for both.
+	ackCtx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
+	_, err = w.nc.RequestWithContext(ackCtx, schemas.ClaimSubject(p.ID), data)
+	cancel()
+	if err != nil {
+		return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
+	}
+	revoked := make(chan error, 1)
+	go func() { revoked <- w.revokeIdentity(ctx, p.ID) }()
+	ready, err := w.awaitReady(ctx, st, rw)
+	if rerr := <-revoked; rerr != nil {
+		err = errors.Join(err, fmt.Errorf("revoke the pool identity of %s: %w", p.ID, rerr))
+	}
+	return ready, err
+}
+
 // updateLimits gives the claimed container st's CPU, memory and process
 // limits when they differ from the pool's.
-func (w *Worker) updateLimits(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
+func (w *Worker) updateLimits(ctx context.Context, p, st schemas.SandboxStatus) error {
 	pr, r := p.Resources, st.Resources
 	if r.NanoCPUs == pr.NanoCPUs && r.MemoryBytes == pr.MemoryBytes && r.PIDs == pr.PIDs {
 		return nil
@@ -308,4 +326,31 @@ func (w *Worker) sandboxOf(ctx context.Context, label string) string {
 		return ""
 	}
 	return p.ClaimedBy
+}
+
+// hostTTL is how long a claim uses the host a claim measured before.
+const hostTTL = 10 * time.Second
+
+// hostCache keeps the measure of the engine's host for claims. It is safe
+// for concurrent use.
+type hostCache struct {
+	mu   sync.Mutex
+	host resources.Host
+	at   time.Time
+}
+
+// get returns the host measured less than hostTTL ago, or measures it
+// again with measure.
+func (c *hostCache) get(ctx context.Context, measure func(context.Context) (resources.Host, error)) (resources.Host, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < hostTTL {
+		return c.host, nil
+	}
+	h, err := measure(ctx)
+	if err != nil {
+		return h, err
+	}
+	c.host, c.at = h, time.Now()
+	return h, nil
 }

@@ -165,6 +165,8 @@ type poolSet struct {
 	ended map[string]time.Time
 	// kick wakes the pool loop.
 	kick chan struct{}
+	// hosts keeps the engine's host for claims.
+	hosts hostCache
 }
 
 func newPoolSet() *poolSet {
