@@ -11,7 +11,7 @@ from nats.aio.client import Client
 
 from .. import config, subjects
 from ..errors import ClosedError, InternalError, SandoxError
-from ..models import GroupSpec, GroupStatus, SandboxStatus
+from ..models import GroupSpec, GroupStatus, PoolSpec, SandboxStatus
 from .conn import ACTION_TIMEOUT, COMMAND_TIMEOUT, CONNECT_TIMEOUT, Conn, Options, new_command
 from .future import Future
 from .sandbox import Sandbox
@@ -31,6 +31,11 @@ class SandboxGroup:
     copied into every sandbox under their own file names. A sandbox gets
     only the families named here and in its own tools; filesystem_tools and
     terminal_tools when none is.
+
+    pool, {"size": N, "idle_shrink_seconds": S}, keeps N sandboxes of the
+    group's tools, resources and egress started on each worker, so that
+    creating and starting a sandbox that adds no tool files claims one
+    (docs/pools.md).
     """
 
     def __init__(
@@ -44,6 +49,7 @@ class SandboxGroup:
         sandboxes: Sequence[config.InitialSandbox | dict[str, Any]] | None = None,
         overcommit: float | None = None,
         egress: config.EgressLike = None,
+        pool: PoolSpec | dict[str, Any] | None = None,
         url: str = "",
         credentials: str = "",
         nc: Client | None = None,
@@ -73,6 +79,7 @@ class SandboxGroup:
             sandboxes,
             overcommit,
             egress,
+            pool,
         )
         self._conn: Conn | None = None
         self._dialing = asyncio.Lock()
