@@ -18,13 +18,19 @@ func (CommandKind) JSONSchema() *invopop.Schema { return enumSchema(CommandKinds
 
 // JSONSchema lists the sandbox states.
 func (SandboxState) JSONSchema() *invopop.Schema {
-	return enumSchema(StateCreated, StateRunning, StateFailed, StateEnding, StateEnded)
+	return enumSchema(StateCreated, StateRunning, StateFailed, StateEnding, StateEnded, StateLost)
 }
 
 // JSONSchema lists the group states.
 func (GroupState) JSONSchema() *invopop.Schema {
 	return enumSchema(GroupCreated, GroupRunning, GroupEnded)
 }
+
+// JSONSchema lists the host states.
+func (HostState) JSONSchema() *invopop.Schema { return enumSchema(HostUp, HostLost) }
+
+// JSONSchema lists the placement policies.
+func (Placement) JSONSchema() *invopop.Schema { return enumSchema(PlacementSpread, PlacementPack) }
 
 // JSONSchema lists the event kinds.
 func (EventKind) JSONSchema() *invopop.Schema {

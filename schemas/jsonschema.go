@@ -27,6 +27,7 @@ var Messages = map[string]any{
 	"event":            Event{},
 	"sandbox_status":   SandboxStatus{},
 	"group_status":     GroupStatus{},
+	"host_status":      HostStatus{},
 	"sandbox_usage":    SandboxUsage{},
 	"status_reply":     StatusReply{},
 	"tool":             ToolDescription{},

@@ -34,6 +34,7 @@ func samples() map[string]any {
 		Container: "c0ffee", Families: []string{"filesystem_tools"}, Tools: []string{"filesystem_tools", "my_tools"},
 		Resources: ResolvedResources{NanoCPUs: 5e8, MemoryBytes: 128 << 20, PIDs: 256},
 		Databases: DatabaseAccess{{Database: "qdrant", Namespace: "docs", Read: true}},
+		Host:      "host-a",
 		UpdatedAt: now,
 	}
 	spec := GroupSpec{
@@ -46,6 +47,7 @@ func samples() map[string]any {
 		},
 		DatabaseAccess: DatabaseAccess{{Database: "neo4j", Namespace: "neo4j", Read: true, Write: true}},
 		Sandboxes:      []SandboxSpec{{ID: "sb-1", Families: []string{"terminal_tools"}, Compute: &ComputeResources{CPU: "25%"}}},
+		Placement:      PlacementPack,
 	}
 	return map[string]any{
 		"actions": Actions{{Tool: "filesystem_tools.read_file", Description: "read", Args: json.RawMessage(`{"path":"a"}`)}},
@@ -73,7 +75,10 @@ func samples() map[string]any {
 			Worker:    "w1",
 		},
 		"sandbox_status": sandbox,
-		"group_status":   GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, UpdatedAt: now},
+		"group_status":   GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, DatabaseHost: "host-a", UpdatedAt: now},
+		"host_status": HostStatus{Name: "host-a", EngineID: "ABCD:EFGH", State: HostUp, CPUs: 4, MemoryBytes: 8 << 30,
+			Allocated: ResolvedResources{NanoCPUs: 5e8, MemoryBytes: 128 << 20}, Sandboxes: 1,
+			Workers: map[string]time.Time{"orchestrator-1": now}, LastSeen: now},
 		"sandbox_usage":  SandboxUsage{SandboxID: "sb-1", MemoryBytes: 1, ReadAt: now},
 		"tool":           ToolDescription{Name: "m.f", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`), Source: "python"},
 		"executor_ready": ExecutorReady{Modules: []string{"filesystem_tools", "my_tools"}},

@@ -127,4 +127,7 @@ type GroupSpec struct {
 	// started on each worker, ready for the group's creates to claim
 	// (docs/pools.md).
 	Pool *PoolSpec `json:"pool,omitempty"`
+	// Placement says how the group's sandboxes are spread over the
+	// orchestrator's hosts: spread (the default) or pack.
+	Placement Placement `json:"placement,omitempty"`
 }

@@ -12,6 +12,16 @@ const (
 	StateFailed  SandboxState = "failed"  // it stopped by itself (Reason says why)
 	StateEnding  SandboxState = "ending"  // being removed on request
 	StateEnded   SandboxState = "ended"   // ended on request, container removed
+	// StateLost: its container is gone (Reason "container_missing") or its
+	// host stopped answering (Reason "host_lost"); ending it forgets it.
+	StateLost SandboxState = "lost"
+)
+
+// Why a sandbox was lost, the Reason of its StateLost and of the exited
+// event that announced it.
+const (
+	LostHost             = "host_lost"
+	LostContainerMissing = "container_missing"
 )
 
 // ResolvedResources are the absolute limits a sandbox was given.
@@ -37,6 +47,10 @@ type SandboxStatus struct {
 	Reason    string       `json:"reason,omitempty"`
 	Image     string       `json:"image"`
 	Container string       `json:"container,omitempty"`
+	// Host is the orchestrator host (one Docker engine) the sandbox was
+	// placed on; only that host's workers act on it. "" on records made
+	// before placement existed, which belong to the single host.
+	Host string `json:"host,omitempty"`
 	// Families are the built-in tool families the sandbox was given.
 	Families []string `json:"families,omitempty"`
 	// Tools are the tool modules of the sandbox, sorted: at creation the
@@ -114,7 +128,10 @@ type GroupStatus struct {
 	// Databases are where the group's databases listen, for the data
 	// service; empty when the spec names none.
 	Databases []DatabaseEndpoint `json:"databases,omitempty"`
-	CreatedAt time.Time          `json:"created_at,omitzero"`
+	// DatabaseHost is the host whose engine runs the group's databases
+	// (the host of the worker that started the group).
+	DatabaseHost string    `json:"database_host,omitempty"`
+	CreatedAt    time.Time `json:"created_at,omitzero"`
 	// ExpiresAt is when its TTL ends it; zero without a TTL.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// Expired is set once, by the worker that ends the group for its TTL.

@@ -27,6 +27,9 @@ const (
 	// the orchestrator has handed out, updated with compare-and-set.
 	LedgerBucket = "sandox_ledger"
 	LedgerKey    = "host"
+	// HostsBucket holds a HostStatus per orchestrator host, keyed by the
+	// host's name.
+	HostsBucket = "sandox_hosts"
 
 	// Headers on messages.
 	HeaderBatchID     = "Sandox-Batch-Id"
@@ -38,6 +41,26 @@ const (
 
 // CommandSubject is the subject a command of the given kind is published on.
 func CommandSubject(kind CommandKind) string { return CommandSubjectPrefix + string(kind) }
+
+// SharedCommandFilter is the filter of CommandConsumer: the commands
+// clients publish (sandox.cmd.<kind>), not those forwarded to one host.
+const SharedCommandFilter = CommandSubjectPrefix + "*"
+
+// HostCommandPrefix prefixes the commands forwarded to one host's workers:
+// sandox.cmd.host.<host>.<kind>.
+const HostCommandPrefix = CommandSubjectPrefix + "host."
+
+// HostCommandSubject is where a command of kind for the sandboxes of host
+// is forwarded; only that host's workers consume it.
+func HostCommandSubject(host string, kind CommandKind) string {
+	return HostCommandPrefix + host + "." + string(kind)
+}
+
+// HostCommandFilter matches every command forwarded to host.
+func HostCommandFilter(host string) string { return HostCommandPrefix + host + ".*" }
+
+// HostConsumer is the durable consumer the workers of host share.
+func HostConsumer(host string) string { return CommandConsumer + "-host-" + host }
 
 // ResultSubject is where the orchestrator publishes a command's result.
 func ResultSubject(commandID string) string { return "sandox.evt.result." + commandID }
@@ -127,6 +150,12 @@ func GroupStatusSubject(groupID string) string {
 // or its Error (not_found, conflict when the sandbox is not running).
 func SandboxStatsSubject(sandboxID string) string {
 	return RequestSubjectPrefix + "stats.sandbox." + sandboxID
+}
+
+// HostStatsSubject is where a worker passes a SandboxStatsSubject request
+// to the workers of the sandbox's host, which alone can read its container.
+func HostStatsSubject(host, sandboxID string) string {
+	return RequestSubjectPrefix + "host." + host + ".stats.sandbox." + sandboxID
 }
 
 // EventSubjects lists the subjects EventStream records. ActionsSubject is

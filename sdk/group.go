@@ -47,6 +47,10 @@ type GroupConfig struct {
 	// CreateSandbox + Start of a sandbox that adds no tool files claims one
 	// (docs/pools.md).
 	Pool *schemas.PoolSpec
+	// Placement says how the group's sandboxes are spread over the
+	// orchestrator's hosts (Docker engines): schemas.PlacementSpread (the
+	// default, "") or schemas.PlacementPack.
+	Placement schemas.Placement
 }
 
 // InitialSandbox is a sandbox listed in the group config.
@@ -132,6 +136,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 		Overcommit:       cfg.Overcommit,
 		Pool:             cfg.Pool,
 		Egress:           cfg.Egress,
+		Placement:        cfg.Placement,
 	}
 	for _, sb := range cfg.Sandboxes {
 		s, err := sandboxSpec(sb.ID, sb.SandboxOptions, cfg.ComputeResources)

@@ -160,6 +160,7 @@ func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupS
 		ID:          spec.ID,
 		GroupID:     g.ID,
 		State:       schemas.StateCreated,
+		Host:        w.hostName, // placement: the pool is this host's
 		Image:       p.Image,
 		ImageReused: true,
 		Container:   p.Container,

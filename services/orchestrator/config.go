@@ -11,6 +11,18 @@ import (
 type Config struct {
 	// Worker names this worker in results and logs.
 	Worker string
+	// Host names the orchestrator host this worker belongs to: one Docker
+	// engine and the workers that drive it. Sandboxes are placed on hosts,
+	// and only a host's workers act on its sandboxes. It must be a NATS
+	// subject token; "" takes the engine's id (made one), so that a
+	// single-engine setup needs nothing.
+	Host string
+	// HostHeartbeat is how often the worker refreshes its host's record in
+	// schemas.HostsBucket.
+	HostHeartbeat time.Duration
+	// HostLostAfter is how long a host may go without a heartbeat before
+	// a worker of another host marks it and its sandboxes lost.
+	HostLostAfter time.Duration
 	// System names the sandox system the worker belongs to; its
 	// containers and volumes carry it in LabelSystem, so that `sandox
 	// down` or a test's teardown removes only its own. "" sets no label.
@@ -110,6 +122,8 @@ func DefaultConfig() Config {
 		Network:              "sandox",
 		SandboxNATSURL:       "unix://" + SandboxNATSDir + "/nats.sock",
 		NATSSocket:           "sandox-nats-socket",
+		HostHeartbeat:        2 * time.Second,
+		HostLostAfter:        30 * time.Second,
 		Concurrency:          4,
 		ReadyTimeout:         60 * time.Second,
 		AckWait:              30 * time.Second,

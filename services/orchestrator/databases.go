@@ -161,7 +161,7 @@ func (w *Worker) startDatabases(ctx context.Context, g schemas.GroupStatus) (sch
 		w.log.Info("database ready", "group", g.ID, "database", e.Database, "address", e.Address)
 	}
 	g, err := w.store.updateGroup(ctx, g.ID, func(st *schemas.GroupStatus) error {
-		st.Databases = endpoints
+		st.Databases, st.DatabaseHost = endpoints, w.hostName
 		return nil
 	})
 	if err != nil {

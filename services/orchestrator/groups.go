@@ -3,7 +3,9 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/sandox/sandox/schemas"
@@ -90,7 +92,7 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 	}
 	var errs []error
 	for _, spec := range g.Spec.Sandboxes {
-		st, err := w.ensureSandboxRunning(ctx, g, spec, cmd.ID)
+		st, err := w.ensureRunningSomewhere(ctx, g.ID, spec, cmd.ID)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -112,6 +114,49 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 	return res, nil
 }
 
+// ensureRunningSomewhere creates (unless it exists) and starts an initial
+// sandbox of group id on its host: where it is recorded, or where
+// placement puts it. On another host, that host's workers run the create
+// and the start (delegate), with command ids made of cmdID.
+func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
+	// Read afresh: the sandboxes created so far count for placement.
+	g, _, err := w.store.group(ctx, id)
+	if err != nil {
+		return schemas.SandboxStatus{}, err
+	}
+	st, _, err := w.store.sandbox(ctx, spec.ID)
+	recorded := err == nil
+	host := st.Host
+	if !recorded {
+		if host, err = w.placeSandbox(ctx, g, spec); err != nil {
+			return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
+		}
+	}
+	if w.ownedHere(host) {
+		return w.ensureSandboxRunning(ctx, g, spec, cmdID)
+	}
+	if !recorded {
+		create := schemas.Command{ID: cmdID + "-create-" + spec.ID, Kind: schemas.CreateSandbox, GroupID: g.ID, SandboxID: spec.ID, Sandbox: &spec}
+		res, err := w.delegate(ctx, host, create)
+		if err := resultError(res, err); err != nil && wireError(err).Code != schemas.CodeAlreadyExists {
+			return schemas.SandboxStatus{}, err
+		}
+		// The host may have passed the create on (retryElsewhere): start
+		// it where it was made.
+		if st, _, err = w.store.sandbox(ctx, spec.ID); err != nil {
+			return schemas.SandboxStatus{}, err
+		}
+		if host = st.Host; w.ownedHere(host) {
+			return w.ensureSandboxRunning(ctx, g, spec, cmdID)
+		}
+	}
+	res, err := w.delegate(ctx, host, schemas.Command{ID: cmdID + "-start-" + spec.ID, Kind: schemas.StartSandbox, GroupID: g.ID, SandboxID: spec.ID})
+	if len(res.Sandboxes) == 1 {
+		st = res.Sandboxes[0]
+	}
+	return st, resultError(res, err)
+}
+
 // ensureSandboxRunning creates (unless it exists) and starts an initial
 // sandbox of a group; starting a group twice leaves running ones alone.
 func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
@@ -130,8 +175,12 @@ func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus
 	return w.doStartSandbox(ctx, st, cmdID)
 }
 
-// endGroup ends every sandbox of the group, removes anything left with the
-// group's label, and forgets the group.
+// endGroup ends every sandbox of the group on every host, removes anything
+// left with the group's label on every live host, and forgets the group.
+// Every other live host runs its part (endGroupPart, through its host
+// subject) while this worker runs its own; the sandboxes of hosts that are
+// not live are forgotten (their host removes what is left when it
+// returns).
 func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	unlock := w.locks.lock(groupKey(cmd.GroupID))
 	defer unlock()
@@ -139,22 +188,97 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
+	hosts, err := w.store.liveHosts(ctx, w.cfg.HostLostAfter)
+	if err != nil {
+		return schemas.CommandResult{}, err
+	}
+	var (
+		mu    sync.Mutex
+		errs  []error
+		ended []schemas.SandboxStatus
+		parts sync.WaitGroup
+	)
+	gather := func(res schemas.CommandResult, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = append(ended, res.Sandboxes...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for name := range hosts {
+		if name == w.hostName {
+			continue
+		}
+		parts.Go(func() {
+			res, err := w.delegate(ctx, name, schemas.Command{ID: cmd.ID + "-end-" + name, Kind: schemas.EndGroup, GroupID: g.ID})
+			gather(res, resultError(res, err))
+		})
+	}
+	here, err := w.endGroupHere(ctx, g, cmd.ID, true)
+	gather(schemas.CommandResult{Sandboxes: here}, err)
+	parts.Wait()
+	for _, id := range g.Sandboxes {
+		st, _, err := w.store.sandbox(ctx, id)
+		if err != nil || w.ownedHere(st.Host) || w.hostLive(ctx, st.Host) {
+			continue
+		}
+		unlockSandbox := w.locks.lock(sandboxKey(id))
+		st, err = w.forgetSandbox(ctx, id, cmd.ID)
+		unlockSandbox()
+		gather(schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return schemas.CommandResult{Sandboxes: ended}, err
+	}
+	if err := w.store.deleteGroup(ctx, g.ID); err != nil {
+		return schemas.CommandResult{Sandboxes: ended}, err
+	}
+	g.State = schemas.GroupEnded
+	return schemas.CommandResult{Group: &g, Sandboxes: ended}, nil
+}
+
+// endGroupPart is this host's part of an end_group that a worker of
+// another host runs: it ends the group's sandboxes here and sweeps this
+// engine, but leaves the group's record.
+func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+	unlock := w.locks.lock(groupKey(cmd.GroupID))
+	defer unlock()
+	g, _, err := w.store.group(ctx, cmd.GroupID)
+	if err != nil {
+		return schemas.CommandResult{}, ignoreNotFound(err)
+	}
+	ended, err := w.endGroupHere(ctx, g, cmd.ID, false)
+	return schemas.CommandResult{Sandboxes: ended}, err
+}
+
+// endGroupHere ends the sandboxes of group g that are on this worker's
+// host, stops the group's databases when they run here (or, for a group
+// without a database host, when coordinator: the worker that took the
+// end_group), and removes anything left on this engine with the group's
+// label. Call it with the group's lock held.
+func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID string, coordinator bool) ([]schemas.SandboxStatus, error) {
 	w.dropGroupPool(ctx, g)
 	var errs []error
 	var ended []schemas.SandboxStatus
 	for _, id := range g.Sandboxes {
 		unlockSandbox := w.locks.lock(sandboxKey(id))
-		st, err := w.doEndSandbox(ctx, id, cmd.ID)
+		st, _, err := w.store.sandbox(ctx, id)
+		if err == nil && w.ownedHere(st.Host) {
+			st, err = w.doEndSandbox(ctx, id, cmdID)
+			if err != nil && wireError(err).Code != schemas.CodeNotFound {
+				errs = append(errs, err)
+			}
+			if st.ID != "" {
+				ended = append(ended, st)
+			}
+		}
 		unlockSandbox()
-		if err != nil && wireError(err).Code != schemas.CodeNotFound {
+	}
+	if g.DatabaseHost == w.hostName || g.DatabaseHost == "" && coordinator {
+		if err := w.stopDatabases(ctx, g); err != nil {
 			errs = append(errs, err)
 		}
-		if st.ID != "" {
-			ended = append(ended, st)
-		}
-	}
-	if err := w.stopDatabases(ctx, g); err != nil {
-		errs = append(errs, err)
 	}
 	// Belt and braces: containers of the group the state does not know of
 	// (a worker that died half way through a create).
@@ -180,12 +304,5 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 		}
 		unlockSandbox()
 	}
-	if err := errors.Join(errs...); err != nil {
-		return schemas.CommandResult{Sandboxes: ended}, err
-	}
-	if err := w.store.deleteGroup(ctx, g.ID); err != nil {
-		return schemas.CommandResult{Sandboxes: ended}, err
-	}
-	g.State = schemas.GroupEnded
-	return schemas.CommandResult{Group: &g, Sandboxes: ended}, nil
+	return ended, errors.Join(errs...)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -18,13 +17,7 @@ func ledgerKey(engineID string) string {
 	if engineID == "" {
 		return schemas.LedgerKey
 	}
-	return schemas.LedgerKey + "." + strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
-		}
-		return '_'
-	}, engineID)
+	return schemas.LedgerKey + "." + subjectToken(engineID)
 }
 
 // updateLedger applies change to the ledger under key with compare-and-set.

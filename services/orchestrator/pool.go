@@ -370,6 +370,7 @@ func (w *Worker) fillPool(ctx context.Context, src poolSource) (_ string, err er
 	st := schemas.SandboxStatus{
 		ID:         id,
 		State:      schemas.StateCreated,
+		Host:       w.hostName, // placement: a pool is its worker's host's
 		Families:   families,
 		Tools:      toolModules(families, src.tools),
 		Resources:  limits,

@@ -208,7 +208,8 @@ func TestPoolReapsDeadWorkers(t *testing.T) {
 	t.Cleanup(runWorker(t, live))
 	h.eventually("the live worker's pool fills", func() bool { return live.pools.get("").count() == 1 })
 	h.start()
-	h.createGroup("g1", schemas.GroupSpec{}) // both workers consume
+	// Run reaps before the pool loop answers on the worker's subject.
+	h.eventually("the worker runs", func() bool { return h.w.workerAlive(ctx, "unit-worker") })
 	for _, id := range []string{deadID, ownID} {
 		h.eventually("the pooled sandbox "+id+" is reaped", func() bool {
 			_, err := h.sandbox(id)

@@ -34,10 +34,12 @@ func (w *Worker) releaseStaleContainer(ctx context.Context, sandboxID string) er
 	return w.removeSandboxResources(ctx, ContainerName(sandboxID), sandboxID)
 }
 
-// markLost marks failed, with an exited event, every recorded sandbox whose
-// container the engine no longer has (removed by hand, or an engine whose
-// data was lost). A record without a container id is being created and is
-// left alone, as is one being ended. It runs at start, after reconcile.
+// markLost marks lost (reason container_missing), with an exited event,
+// every sandbox of this worker's host whose container the engine no
+// longer has (removed by hand, or an engine whose data was lost). A record
+// without a container id is being created and is left alone, as is one
+// being ended; the sandboxes of other hosts are theirs to check. It runs
+// at start, after reconcile.
 func (w *Worker) markLost(ctx context.Context) {
 	ids, err := bucketKeys(ctx, w.store.sandboxes)
 	if err != nil {
@@ -46,26 +48,12 @@ func (w *Worker) markLost(ctx context.Context) {
 	}
 	for _, id := range ids {
 		st, _, err := w.store.sandbox(ctx, id)
-		if err != nil || st.Container == "" || st.State == schemas.StateEnding || st.State == schemas.StateFailed {
+		if err != nil || st.Container == "" || !w.ownedHere(st.Host) {
 			continue
 		}
 		if _, err := w.rt.Inspect(ctx, st.Container); !errors.Is(err, ErrNotFound) {
 			continue
 		}
-		const reason = "lost: its container no longer exists on the engine"
-		marked := false
-		st, err = w.store.updateSandbox(ctx, id, func(cur *schemas.SandboxStatus) error {
-			marked = false // a retry after another worker's write starts afresh
-			if cur.Container != st.Container || cur.State == schemas.StateEnding || cur.State == schemas.StateFailed {
-				return errUnchanged
-			}
-			cur.State, cur.Reason, marked = schemas.StateFailed, reason, true
-			return nil
-		})
-		if err != nil || !marked {
-			continue
-		}
-		w.log.Warn("sandbox lost", "sandbox", id, "container", st.Container)
-		w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: reason, Sandbox: &st})
+		w.markSandboxLost(ctx, id, st.Container, schemas.LostContainerMissing, "its container no longer exists on the engine of host "+w.hostName)
 	}
 }

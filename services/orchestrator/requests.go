@@ -19,7 +19,10 @@ const requestTimeout = 15 * time.Second
 // serveRequests answers the requests that need no work queue: sandbox and
 // group status (read from the buckets) and live sandbox stats. Every worker
 // subscribes in the queue group schemas.RequestQueue, so each request is
-// answered by one of them. The handlers run on the subscriptions' own
+// answered by one of them. A stats request for a sandbox of another host
+// is passed to that host's workers (schemas.HostStatsSubject, the same
+// queue group) and their answer relayed, so that each request gets one
+// answer, from a worker that can read the container. The handlers run on the subscriptions' own
 // goroutines, owned by the NATS connection; the returned stop drains the
 // subscriptions, which waits for the handlers in hand to finish.
 func (w *Worker) serveRequests(ctx context.Context) (stop func(), err error) {
@@ -30,6 +33,7 @@ func (w *Worker) serveRequests(ctx context.Context) (stop func(), err error) {
 		{schemas.SandboxStatusSubject("*"), w.sandboxStatusReply},
 		{schemas.GroupStatusSubject("*"), w.groupStatusReply},
 		{schemas.SandboxStatsSubject("*"), w.sandboxStatsReply},
+		{schemas.HostStatsSubject(w.hostName, "*"), w.localStatsReply},
 	}
 	var subs []*nats.Subscription
 	var closed []<-chan nats.SubStatus
@@ -122,6 +126,22 @@ func (w *Worker) groupStatusReply(ctx context.Context, id string) schemas.Status
 // sandboxStatsReply answers SandboxStatsSubject with a live reading of the
 // sandbox's use against its limits.
 func (w *Worker) sandboxStatsReply(ctx context.Context, id string) schemas.StatusReply {
+	if st, _, err := w.store.sandbox(ctx, id); err == nil && !w.ownedHere(st.Host) && st.State != schemas.StateLost && w.hostLive(ctx, st.Host) {
+		m, err := w.nc.RequestWithContext(ctx, schemas.HostStatsSubject(st.Host, id), nil)
+		if err != nil {
+			return schemas.StatusReply{Error: schemas.Errorf(schemas.CodeUnavailable, "sandbox %s: host %s did not answer: %v", id, st.Host, err)}
+		}
+		var reply schemas.StatusReply
+		if err := json.Unmarshal(m.Data, &reply); err != nil {
+			return schemas.StatusReply{Error: wireError(fmt.Errorf("sandbox %s: stats from host %s: %w", id, st.Host, err))}
+		}
+		return reply
+	}
+	return w.localStatsReply(ctx, id)
+}
+
+// localStatsReply answers a stats request for a sandbox of this host.
+func (w *Worker) localStatsReply(ctx context.Context, id string) schemas.StatusReply {
 	res, err := w.sandboxStats(ctx, schemas.Command{SandboxID: id})
 	if err != nil {
 		return schemas.StatusReply{Error: wireError(err)}

@@ -53,6 +53,9 @@ func (w *Worker) sandboxStats(ctx context.Context, cmd schemas.Command) (schemas
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
+	if err := w.actable(st); err != nil {
+		return schemas.CommandResult{}, err
+	}
 	if st.State != schemas.StateRunning {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeConflict, "sandbox %q is %s, not running", st.ID, st.State)
 	}

@@ -76,6 +76,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		ID:        spec.ID,
 		GroupID:   g.ID,
 		State:     schemas.StateCreated,
+		Host:      w.hostName,
 		Families:  families,
 		Tools:     toolModules(families, files),
 		Resources: limits,
@@ -216,6 +217,9 @@ func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas
 	if st.GroupID != cmd.GroupID {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeNotFound, "sandbox %q is not in group %q", cmd.SandboxID, cmd.GroupID)
 	}
+	if err := w.actable(st); err != nil {
+		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, err
+	}
 	if st.State == schemas.StateRunning {
 		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
 	}
@@ -262,7 +266,13 @@ func (w *Worker) endSandbox(ctx context.Context, cmd schemas.Command) (schemas.C
 	if st.GroupID != cmd.GroupID {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeNotFound, "sandbox %q is not in group %q", cmd.SandboxID, cmd.GroupID)
 	}
-	st, err = w.doEndSandbox(ctx, cmd.SandboxID, cmd.ID)
+	if w.ownedHere(st.Host) {
+		st, err = w.doEndSandbox(ctx, cmd.SandboxID, cmd.ID)
+	} else {
+		// Lost, or its host is silent (route sent it here): nothing of it
+		// can be reached, so it is forgotten.
+		st, err = w.forgetSandbox(ctx, cmd.SandboxID, cmd.ID)
+	}
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -301,5 +311,43 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 	}
 	st.State, st.Container = schemas.StateEnded, ""
 	w.publishEvent(schemas.Event{Kind: schemas.EventEnded, GroupID: st.GroupID, SandboxID: id, CommandID: cmdID, Message: "ended", Sandbox: &st})
+	return st, nil
+}
+
+// actable refuses, with CodeConflict, to act on a lost sandbox, and with
+// CodeUnavailable on one of another host (whose host is silent, or route
+// would have sent the command there).
+func (w *Worker) actable(st schemas.SandboxStatus) error {
+	if st.State == schemas.StateLost {
+		return schemas.Errorf(schemas.CodeConflict, "sandbox %q is lost (%s); end it", st.ID, st.Reason)
+	}
+	if !w.ownedHere(st.Host) {
+		return schemas.Errorf(schemas.CodeUnavailable, "sandbox %q is on host %s, which is not answering", st.ID, st.Host)
+	}
+	return nil
+}
+
+// forgetSandbox ends a sandbox of another host that cannot be reached (it
+// is lost, or its host is silent): it releases its allocation in that
+// host's ledger and deletes its record, touching no engine. Its host
+// removes its container when it comes back (reconcile).
+func (w *Worker) forgetSandbox(ctx context.Context, id, cmdID string) (schemas.SandboxStatus, error) {
+	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+		st.State = schemas.StateEnding
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	if h, err := w.store.host(ctx, st.Host); err == nil && h.EngineID != "" {
+		if err := w.store.releaseLedger(ctx, ledgerKey(h.EngineID), id); err != nil {
+			return st, err
+		}
+	}
+	if err := w.store.deleteSandbox(ctx, id); err != nil {
+		return st, err
+	}
+	st.State, st.Container = schemas.StateEnded, ""
+	w.publishEvent(schemas.Event{Kind: schemas.EventEnded, GroupID: st.GroupID, SandboxID: id, CommandID: cmdID, Message: "ended (forgotten: its host " + st.Host + " cannot be reached)", Sandbox: &st})
 	return st, nil
 }

@@ -18,6 +18,7 @@ type store struct {
 	groups    jetstream.KeyValue
 	sandboxes jetstream.KeyValue
 	ledger    jetstream.KeyValue
+	hosts     jetstream.KeyValue
 }
 
 func openStore(ctx context.Context, js jetstream.JetStream) (*store, error) {
@@ -33,7 +34,11 @@ func openStore(ctx context.Context, js jetstream.JetStream) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", schemas.LedgerBucket, err)
 	}
-	return &store{groups: g, sandboxes: s, ledger: l}, nil
+	h, err := js.KeyValue(ctx, schemas.HostsBucket)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", schemas.HostsBucket, err)
+	}
+	return &store{groups: g, sandboxes: s, ledger: l, hosts: h}, nil
 }
 
 func (s *store) group(ctx context.Context, id string) (schemas.GroupStatus, uint64, error) {

@@ -79,7 +79,7 @@ func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention, repli
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", schemas.EventStream, err)
 	}
-	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket} {
+	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket, schemas.HostsBucket} {
 		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:   bucket,
 			History:  5,

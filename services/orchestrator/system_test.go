@@ -37,8 +37,8 @@ func TestCleanupKeepsOtherSystems(t *testing.T) {
 
 // TestRestartRebuildsView restarts a worker of system "sys-a" after a
 // crash left a container without a record, and after a running sandbox's
-// container vanished: the first is removed, the second marked failed
-// (lost) with an exited event; the running sandbox that is intact keeps
+// container vanished: the first is removed, the second marked lost
+// (container_missing) with an exited event; the running sandbox that is intact keeps
 // running and answering, and another system's container stays.
 func TestRestartRebuildsView(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.System = "sys-a" })
@@ -62,10 +62,10 @@ func TestRestartRebuildsView(t *testing.T) {
 	h.start()
 
 	ev := h.nextEvent(events, func(ev schemas.Event) bool { return ev.Kind == schemas.EventExited })
-	assert.Contains(t, ev.Reason, "lost")
+	assert.Equal(t, schemas.LostContainerMissing, ev.Reason)
 	st, err := h.sandbox("lost")
 	require.NoError(t, err)
-	assert.Equal(t, schemas.StateFailed, st.State)
+	assert.Equal(t, schemas.StateLost, st.State)
 
 	_, err = h.rt.Inspect(ctx, orphan)
 	require.ErrorIs(t, err, ErrNotFound, "the container without a record is removed")

@@ -40,6 +40,11 @@ func (w *Worker) handleEvent(ctx context.Context, ev Event) {
 	if id == "" {
 		return
 	}
+	// The engine is this host's: an event of a sandbox recorded on another
+	// host is of a leftover container, not of that sandbox.
+	if st, _, err := w.store.sandbox(ctx, id); err != nil || !w.ownedHere(st.Host) {
+		return
+	}
 	switch ev.Kind {
 	case ContainerOOM:
 		w.onOOM(ctx, id, ev)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -33,6 +34,9 @@ type Worker struct {
 	egress egress.Proxies
 	// pools hold this worker's warm sandboxes (pool.go).
 	pools *poolSet
+	// hostName is the worker's host (Config.Host, or its engine's id):
+	// its sandboxes are placed there and only its workers act on them.
+	hostName string
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
@@ -54,7 +58,11 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pools: newPoolSet()}
+	host, err := hostName(ctx, cfg, rt)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pools: newPoolSet(), hostName: host}
 	if p := defaultPool(cfg); p != nil {
 		w.pools.set("", p)
 	}
@@ -71,25 +79,37 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 // fetching, waits for the commands in hand and the event watcher to
 // finish, and returns. Every goroutine it starts has ended when it returns.
 func (w *Worker) Run(ctx context.Context) error {
-	cons, err := w.js.CreateOrUpdateConsumer(ctx, schemas.CommandStream, jetstream.ConsumerConfig{
-		Durable:       schemas.CommandConsumer,
-		Description:   "orchestrator workers share this consumer",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       w.cfg.AckWait,
-		MaxDeliver:    5,
-		MaxAckPending: 256,
-	})
+	shared, err := w.consumer(ctx, schemas.CommandConsumer, schemas.SharedCommandFilter, "orchestrator workers share this consumer")
 	if err != nil {
-		return fmt.Errorf("consumer %s: %w", schemas.CommandConsumer, err)
+		return err
+	}
+	own, err := w.consumer(ctx, schemas.HostConsumer(w.hostName), schemas.HostCommandFilter(w.hostName), "the workers of host "+w.hostName+" share this consumer")
+	if err != nil {
+		return err
+	}
+	// The host is recorded before anything is placed, so that a create
+	// this worker takes can be placed here.
+	if err := w.heartbeat(ctx); err != nil {
+		w.log.Warn("host heartbeat", "err", err)
 	}
 	w.reconcile(ctx)
-	iter, err := cons.Messages(jetstream.PullMaxMessages(w.cfg.Concurrency))
-	if err != nil {
-		return fmt.Errorf("consume %s: %w", schemas.CommandStream, err)
+	iters := make([]jetstream.MessagesContext, 0, 2)
+	defer func() {
+		for _, it := range iters {
+			it.Stop()
+		}
+	}()
+	for _, cons := range []jetstream.Consumer{shared, own} {
+		it, err := cons.Messages(jetstream.PullMaxMessages(w.cfg.Concurrency))
+		if err != nil {
+			return fmt.Errorf("consume %s: %w", schemas.CommandStream, err)
+		}
+		iters = append(iters, it)
 	}
 	w.reconcile(ctx)
 	w.reconcileDatabases(ctx)
 	w.markLost(ctx)
+	w.cleanLost(ctx)
 	w.reapPools(ctx, true)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
@@ -98,10 +118,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer stopRequests()
 	w.log.Info("orchestrator worker consuming", "stream", schemas.CommandStream, "concurrency", w.cfg.Concurrency)
 
-	// Owned goroutines: the event watcher and the drainer run until
-	// stopped (ctx done, or the loop below ending); the command handlers
-	// until their command is done. bg and handlers wait for them.
-	var bg, handlers sync.WaitGroup
+	// Owned goroutines: the event watcher, the sweepers and the drainer run
+	// until stopped (ctx done, or a loop below ending); the command
+	// handlers until their command is done. bg and consumers wait for
+	// them.
+	var bg, consumers sync.WaitGroup
 	stopped, stop := context.WithCancel(ctx)
 	defer func() {
 		stop()
@@ -110,15 +131,64 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { w.watch(stopped) })
 	bg.Go(func() { w.sweepLifetimes(stopped) })
 	bg.Go(func() { w.collectImagesEvery(stopped) })
+	bg.Go(func() { w.runHosts(stopped) })
 	bg.Go(func() { w.runPool(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
-		iter.Drain()
+		for _, it := range iters {
+			it.Drain()
+		}
 	})
 
+	// Each consumer has its own handler slots: a group command on the
+	// shared consumer waits for its parts on the host consumers, which
+	// must never wait behind it.
+	errs := make([]error, len(iters))
+	for i, it := range iters {
+		consumers.Go(func() {
+			errs[i] = w.consume(ctx, it)
+			stop() // one broken consumer stops the worker
+		})
+	}
+	consumers.Wait()
+	return errors.Join(errs...)
+}
+
+// consumer creates, or updates to the current configuration, the durable
+// consumer name on the command stream with filter. An existing consumer
+// whose filter cannot be changed in place (one made before placement,
+// without a filter) is deleted and made again: the work queue keeps the
+// messages it had not acknowledged, and they are delivered afresh.
+func (w *Worker) consumer(ctx context.Context, name, filter, description string) (jetstream.Consumer, error) {
+	cfg := jetstream.ConsumerConfig{
+		Durable:       name,
+		Description:   description,
+		FilterSubject: filter,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       w.cfg.AckWait,
+		MaxDeliver:    5,
+		MaxAckPending: 256,
+	}
+	cons, err := w.js.CreateOrUpdateConsumer(ctx, schemas.CommandStream, cfg)
+	if err != nil {
+		w.log.Info("making the command consumer afresh", "consumer", name, "filter", filter, "err", err)
+		if derr := w.js.DeleteConsumer(ctx, schemas.CommandStream, name); derr == nil {
+			cons, err = w.js.CreateOrUpdateConsumer(ctx, schemas.CommandStream, cfg)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", name, err)
+	}
+	return cons, nil
+}
+
+// consume handles the messages of it, up to cfg.Concurrency at once, until
+// it is drained; it waits for the handlers in hand.
+func (w *Worker) consume(ctx context.Context, it jetstream.MessagesContext) error {
+	var handlers sync.WaitGroup
 	slots := make(chan struct{}, w.cfg.Concurrency)
 	for {
-		msg, err := iter.Next()
+		msg, err := it.Next()
 		if err != nil {
 			handlers.Wait()
 			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
@@ -138,8 +208,19 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // handle runs one command message: decode, dedupe, execute, publish the
 // result, then acknowledge.
+//
+// A command that clients published (the shared consumer) and that another
+// host must run (route) is forwarded to that host instead, after the
+// dedupe; one forwarded here (the host's consumer) runs here.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
-	cmd, refusal, err := decodeCommand(msg.Subject(), msg.Headers(), msg.Data())
+	subject, forwarded := clientSubject(msg.Subject())
+	hdr := msg.Headers()
+	if forwarded {
+		// The copy's Nats-Msg-Id is the forward's, not the command's.
+		hdr = maps.Clone(hdr)
+		delete(hdr, nats.MsgIdHdr)
+	}
+	cmd, refusal, err := decodeCommand(subject, hdr, msg.Data())
 	if err != nil {
 		w.log.Error("poison command: no id to answer", "subject", msg.Subject(), "err", err)
 		_ = msg.Term()
@@ -155,19 +236,33 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 
+	if refusal == nil && !forwarded {
+		host, err := w.route(ctx, cmd)
+		if err != nil {
+			refusal = wireError(err)
+		} else if host != "" && host != w.hostName {
+			w.forward(ctx, msg, cmd, host)
+			return
+		}
+	}
+
 	var delivery uint64
 	if md, err := msg.Metadata(); err == nil {
 		delivery = md.NumDelivered
 	}
-	w.recordCommand(cmd, msg.Headers(), delivery)
+	w.recordCommand(cmd, hdr, delivery)
 
 	stop := keepAlive(msg, w.cfg.AckWait/3)
 	start := time.Now()
 	res := schemas.CommandResult{Error: refusal}
 	if refusal == nil {
-		res = w.execute(ctx, cmd)
+		res = w.execute(ctx, cmd, forwarded)
 	}
 	stop()
+	if refusal == nil && cmd.Kind == schemas.CreateSandbox && res.Error != nil && res.Error.Code == schemas.CodeResourceExhausted &&
+		w.retryElsewhere(ctx, msg, hdr, cmd) {
+		return
+	}
 	res.CommandID, res.Kind, res.Worker = cmd.ID, cmd.Kind, w.cfg.Worker
 	res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 
@@ -187,8 +282,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 }
 
 // execute dispatches a command that decodeCommand accepted, turning every
-// failure into the result's wire error.
-func (w *Worker) execute(ctx context.Context, cmd schemas.Command) (res schemas.CommandResult) {
+// failure into the result's wire error. An end_group forwarded to this
+// host (hostPart) is this host's part of it (endGroupHere).
+func (w *Worker) execute(ctx context.Context, cmd schemas.Command, hostPart bool) (res schemas.CommandResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = schemas.CommandResult{Error: schemas.Errorf(schemas.CodeInternal, "orchestrator panicked: %v", p)}
@@ -201,7 +297,11 @@ func (w *Worker) execute(ctx context.Context, cmd schemas.Command) (res schemas.
 	case schemas.StartGroup:
 		res, err = w.startGroup(ctx, cmd)
 	case schemas.EndGroup:
-		res, err = w.endGroup(ctx, cmd)
+		if hostPart {
+			res, err = w.endGroupPart(ctx, cmd)
+		} else {
+			res, err = w.endGroup(ctx, cmd)
+		}
 	case schemas.CreateSandbox:
 		res, err = w.createSandbox(ctx, cmd)
 	case schemas.StartSandbox:

@@ -133,6 +133,10 @@ class Egress(SentModel):
     allow: list[str] | None = Field(default=None)
 
 
+Placement = Literal["spread", "pack"]
+"""Placement: the values of schemas.Placement in Go."""
+
+
 class PoolSpec(SentModel):
     """PoolSpec (schemas.PoolSpec in Go)."""
 
@@ -175,6 +179,7 @@ class GroupSpec(SentModel):
     egress: Egress | None = Field(default=None)
     ttl_seconds: float | None = Field(default=None)
     pool: PoolSpec | None = Field(default=None)
+    placement: Placement | None = Field(default=None)
 
 
 class Command(SentModel):
@@ -210,6 +215,7 @@ class GroupStatus(ReadModel):
     spec: GroupSpec
     sandboxes: NilList[str]
     databases: list[DatabaseEndpoint] | None = Field(default=None)
+    database_host: str | None = Field(default=None)
     created_at: datetime | None = Field(default=None)
     expires_at: datetime | None = Field(default=None)
     expired: str | None = Field(default=None)
@@ -229,7 +235,7 @@ class ResolvedResources(ReadModel):
     on_oom: str | None = Field(default=None)
 
 
-SandboxState = Literal["created", "running", "failed", "ending", "ended"]
+SandboxState = Literal["created", "running", "failed", "ending", "ended", "lost"]
 """SandboxState: the values of schemas.SandboxState in Go."""
 
 
@@ -242,6 +248,7 @@ class SandboxStatus(ReadModel):
     reason: str | None = Field(default=None)
     image: str
     container: str | None = Field(default=None)
+    host: str | None = Field(default=None)
     families: list[str] | None = Field(default=None)
     tools: NilList[str]
     resources: ResolvedResources
@@ -328,6 +335,26 @@ class ExecutorReady(ReadModel):
     """ExecutorReady (schemas.ExecutorReady in Go)."""
 
     modules: NilList[str]
+
+
+HostState = Literal["up", "lost"]
+"""HostState: the values of schemas.HostState in Go."""
+
+
+class HostStatus(ReadModel):
+    """HostStatus (schemas.HostStatus in Go)."""
+
+    name: str
+    engine_id: str
+    state: Union[HostState, str]
+    cpus: int
+    memory_bytes: int
+    disk_bytes: int | None = Field(default=None)
+    allocated: ResolvedResources
+    sandboxes: int
+    workers: dict[str, Any]
+    last_seen: datetime
+    lost_at: datetime | None = Field(default=None)
 
 
 class RowError(ReadModel):

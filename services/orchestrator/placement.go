@@ -1,0 +1,131 @@
+package orchestrator
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/resources"
+)
+
+// candidate is a live host a create could go to, as placement sees it.
+type candidate struct {
+	name string
+	// free is the share of the host's CPU and memory the ledger leaves
+	// free, from 0 to 2 (one for each).
+	free float64
+	// group counts the group's sandboxes on the host.
+	group int
+	// refusal says why the sandbox does not fit there; nil when it does.
+	refusal error
+}
+
+// place chooses the host for sandbox spec of group g: of the live hosts
+// whose admission (a dry run on the host's ledger, against its recorded
+// capacity) takes it, the first by the group's placement policy. With
+// spread (the default), the host with the fewest of the group's
+// sandboxes, then the most free capacity; with pack, the most of the
+// group's sandboxes, then the most free capacity. When no host fits, the
+// error is CodeResourceExhausted naming each host's reason.
+func (w *Worker) place(ctx context.Context, hosts map[string]schemas.HostStatus, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
+	req, err := resources.Parse(resources.Merge(g.Spec.Compute, spec.Compute))
+	if err != nil {
+		return "", err
+	}
+	onHost := w.groupPerHost(ctx, g)
+	var cands []candidate
+	for name, h := range hosts {
+		c := candidate{name: name, group: onHost[name]}
+		capacity := resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes, DiskBytes: h.DiskBytes}
+		l, err := w.store.readLedger(ctx, ledgerKey(h.EngineID))
+		if err != nil {
+			return "", err
+		}
+		c.free = share(capacity.MemoryBytes, l.Used().MemoryBytes) + share(int64(capacity.CPUs)*1_000_000_000, l.Used().NanoCPUs)
+		r, err := resources.Resolve(req, capacity)
+		if err == nil {
+			err = l.Admit(spec.ID, r, capacity, g.Spec.Overcommit)
+		}
+		c.refusal = err
+		cands = append(cands, c)
+	}
+	pack := g.Spec.Placement == schemas.PlacementPack
+	slices.SortFunc(cands, func(a, b candidate) int {
+		byGroup := cmp.Compare(a.group, b.group)
+		if pack {
+			byGroup = -byGroup
+		}
+		return cmp.Or(byGroup, cmp.Compare(b.free, a.free), cmp.Compare(a.name, b.name))
+	})
+	var reasons []string
+	for _, c := range cands {
+		if c.refusal == nil {
+			return c.name, nil
+		}
+		if wireError(c.refusal).Code != schemas.CodeResourceExhausted {
+			return "", c.refusal
+		}
+		reasons = append(reasons, fmt.Sprintf("host %s: %s", c.name, wireError(c.refusal).Message))
+	}
+	if len(reasons) == 0 {
+		return "", schemas.Errorf(schemas.CodeUnavailable, "sandbox %s: no orchestrator host is up", spec.ID)
+	}
+	return "", schemas.Errorf(schemas.CodeResourceExhausted, "sandbox %s fits on no host: %s", spec.ID, strings.Join(reasons, "; "))
+}
+
+// share is the part of capacity that used leaves free, 1 when the
+// capacity is unknown.
+func share(capacity, used int64) float64 {
+	if capacity <= 0 {
+		return 1
+	}
+	return float64(max(capacity-used, 0)) / float64(capacity)
+}
+
+// groupPerHost counts group g's recorded sandboxes on each host.
+func (w *Worker) groupPerHost(ctx context.Context, g schemas.GroupStatus) map[string]int {
+	n := map[string]int{}
+	for _, id := range g.Sandboxes {
+		st, _, err := w.store.sandbox(ctx, id)
+		if err != nil {
+			continue
+		}
+		host := st.Host
+		if host == "" {
+			host = w.hostName
+		}
+		n[host]++
+	}
+	return n
+}
+
+// placeHere reports whether this worker's host is the only live one (or
+// none is recorded), so that a create is placed here without a dry run.
+func (w *Worker) placeHere(hosts map[string]schemas.HostStatus) bool {
+	_, mine := hosts[w.hostName]
+	return len(hosts) == 0 || len(hosts) == 1 && mine
+}
+
+// placeAge is how recent a host's heartbeat must be for a new sandbox to
+// be placed there: three heartbeats, so that a host that has just died
+// gets no creates while it waits to be marked lost (HostLostAfter).
+func (w *Worker) placeAge() time.Duration {
+	return min(3*w.cfg.HostHeartbeat, w.cfg.HostLostAfter)
+}
+
+// placeSandbox chooses the host of a new sandbox spec in group g: this
+// worker's own when it is the only live host, else by place.
+func (w *Worker) placeSandbox(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
+	hosts, err := w.store.liveHosts(ctx, w.placeAge())
+	if err != nil {
+		return "", err
+	}
+	if w.placeHere(hosts) {
+		return w.hostName, nil
+	}
+	return w.place(ctx, hosts, g, spec)
+}
