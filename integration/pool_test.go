@@ -147,5 +147,6 @@ func TestGroupPoolClaim(t *testing.T) {
 		})
 	}, 3*time.Minute, 100*time.Millisecond, "the group's pool refills")
 	require.NoError(t, g.End(ctx))
-	assert.Empty(t, pooled(), "ending the group drains its pool")
+	// The engine may list a container a little while after its removal.
+	assert.Eventually(t, func() bool { return len(pooled()) == 0 }, 30*time.Second, 100*time.Millisecond, "ending the group drains its pool")
 }
