@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -254,4 +255,42 @@ func (h *harness) namedWorker(name string, size int) *Worker {
 	defer func() { h.cfg = cfg }()
 	h.cfg.Worker, h.cfg.PoolSize = name, size
 	return h.newWorker()
+}
+
+// TestPoolReapOtherHost checks the pool of a worker of another host that
+// stopped answering (a lost host): a worker here releases its records,
+// identities and allocations, and the containers, which only that host
+// can reach, go when a worker starts there again.
+func TestPoolReapOtherHost(t *testing.T) {
+	h := newIdleHarness(t, func(c *Config) { c.System = "unit" })
+	ctx := t.Context()
+	onOther := func() *Worker {
+		cfg := h.cfg
+		defer func() { h.cfg = cfg }()
+		h.cfg.Worker, h.cfg.Host = "other-worker", "other-host"
+		return h.newWorker()
+	}
+	gone, back := onOther(), onOther()
+	id, err := gone.fillPool(ctx, poolSource{})
+	require.NoError(t, err)
+	p, err := h.sandbox(id)
+	require.NoError(t, err)
+	require.Equal(t, "other-host", p.Host)
+
+	h.w.reapPools(ctx, false)
+	_, err = h.sandbox(id)
+	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "the record is released")
+	_, err = h.rt.Inspect(ctx, p.Container)
+	require.NoError(t, err, "the container is the other host's to remove")
+
+	t.Cleanup(runWorker(t, back))
+	h.eventually("the host's worker runs", func() bool { return h.w.workerAlive(ctx, "other-worker") })
+	h.eventually("the host's worker removes what is left of its pool", func() bool {
+		containers, volumes := h.rt.counts()
+		return containers == 0 && volumes == 0 && len(h.ledger()) == 0
+	})
+	h.eventually("and the credentials", func() bool {
+		left, _ := filepath.Glob(filepath.Join(h.cfg.CredsDir, "*"))
+		return len(left) == 0
+	})
 }

@@ -3,6 +3,9 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -62,11 +65,54 @@ func (w *Worker) reapPools(ctx context.Context, starting bool) {
 				continue
 			}
 		}
-		if err := w.removePooled(ctx, id); err != nil {
+		if err := w.releasePooled(ctx, p); err != nil {
 			w.log.Warn("remove a pooled sandbox whose worker is gone", "sandbox", id, "pool_worker", owner, "err", err)
 			continue
 		}
-		w.log.Info("removed a pooled sandbox whose worker is gone", "sandbox", id, "pool_worker", owner)
+		w.log.Info("removed a pooled sandbox whose worker is gone", "sandbox", id, "pool_worker", owner, "host", p.Host)
+	}
+	if starting {
+		w.removeStalePoolCreds(ctx)
+	}
+}
+
+// releasePooled removes unclaimed pooled sandbox p: everything of it when
+// it is on this worker's host; otherwise (its host is another, maybe lost)
+// what is not on that host: its identity, its allocation in that host's
+// ledger and its record. A worker that starts on that host again removes
+// the container (reconcile) and the credentials directory
+// (removeStalePoolCreds).
+func (w *Worker) releasePooled(ctx context.Context, p schemas.SandboxStatus) error {
+	if w.ownedHere(p.Host) {
+		return w.removePooled(ctx, p.ID)
+	}
+	errs := []error{w.revokeIdentity(ctx, p.ID)}
+	if h, err := w.store.host(ctx, p.Host); err == nil && h.EngineID != "" {
+		errs = append(errs, w.store.releaseLedger(ctx, ledgerKey(h.EngineID), p.ID))
+	}
+	errs = append(errs, w.store.deleteSandbox(ctx, p.ID))
+	return errors.Join(errs...)
+}
+
+// removeStalePoolCreds removes the credentials directories of pooled
+// sandboxes that have no record any more (released by a worker of another
+// host while this one was gone).
+func (w *Worker) removeStalePoolCreds(ctx context.Context) {
+	if w.cfg.CredsDir == "" {
+		return
+	}
+	dirs, err := filepath.Glob(filepath.Join(w.cfg.CredsDir, schemas.PoolIDPrefix+"*.d"))
+	if err != nil {
+		return
+	}
+	for _, dir := range dirs {
+		id := strings.TrimSuffix(filepath.Base(dir), ".d")
+		if _, _, err := w.store.sandbox(ctx, id); err == nil || wireError(err).Code != schemas.CodeNotFound {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			w.log.Warn("remove the credentials of a pooled sandbox that no longer exists", "sandbox", id, "err", err)
+		}
 	}
 }
 
