@@ -133,14 +133,20 @@ func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec sc
 
 // claimFrom is claimPooled from pool p.
 func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (_ schemas.SandboxStatus, ok bool, err error) {
+	shape, fit := w.claimShape(ctx, pool, g, spec)
+	if !fit {
+		return schemas.SandboxStatus{}, false, nil
+	}
+	// A create the pool could serve keeps it in use, and wakes the pool
+	// loop to refill it (or fill it again, when it shrank while idle).
+	pool.touch()
 	defer w.pools.wake()
 	poolID, ready := pool.take()
 	if !ready {
 		return schemas.SandboxStatus{}, false, nil
 	}
-	shape, fit := w.claimShape(ctx, pool, g, spec)
 	p, _, err := w.store.sandbox(ctx, poolID)
-	if err != nil || !fit || !w.fits(p, shape) || p.PoolGroup != pool.src.group {
+	if err != nil || !w.fits(p, shape) || p.PoolGroup != pool.src.group {
 		if err == nil {
 			pool.giveBack(poolID)
 		} else {

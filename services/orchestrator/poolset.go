@@ -38,7 +38,7 @@ type warmPool struct {
 	// still count in the pool's size, so that the pool loop does not fill
 	// in their place before the claim took or gave back each one.
 	claiming int
-	// lastUse is when a create last came.
+	// lastUse is when a create that the pool could serve last came.
 	lastUse time.Time
 }
 
@@ -46,13 +46,18 @@ func newWarmPool(src poolSource, size int, idle time.Duration) *warmPool {
 	return &warmPool{src: src, size: size, idle: idle, lastUse: time.Now()}
 }
 
-// take removes and returns the oldest ready pool id and marks the pool in
-// use; ok is false when none is ready. The caller then calls giveBack or
-// claimed with the id.
-func (p *warmPool) take() (id string, ok bool) {
+// touch marks the pool in use: a create came that it could serve.
+func (p *warmPool) touch() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastUse = time.Now()
+}
+
+// take removes and returns the oldest ready pool id; ok is false when
+// none is ready. The caller then calls giveBack or claimed with the id.
+func (p *warmPool) take() (id string, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if len(p.ready) == 0 {
 		return "", false
 	}
@@ -111,7 +116,7 @@ func (p *warmPool) held() int {
 }
 
 // target is how many sandboxes the pool should hold now: its size, or
-// none once its idle time has passed without a create.
+// none once its idle time has passed without a create it could serve.
 func (p *warmPool) target() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
