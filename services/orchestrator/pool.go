@@ -52,18 +52,18 @@ func (w *Worker) runPool(ctx context.Context) {
 	}
 	defer func() { _ = alive.Unsubscribe() }()
 	defer w.drainPools(context.WithoutCancel(ctx))
-	groups, err := w.watchGroups(ctx)
-	if err != nil {
-		w.log.Error("the pools of groups are off: watch the groups", "err", err)
-	} else {
-		watcher := groups
-		defer func() { _ = watcher.Stop() }()
-	}
+	var groups jetstream.KeyWatcher // nil until watching: see rewatch
+	defer func() {
+		if groups != nil {
+			_ = groups.Stop()
+		}
+	}()
 	tick := time.NewTicker(poolTick)
 	defer tick.Stop()
 	reap := time.NewTicker(poolReapInterval)
 	defer reap.Stop()
 	for {
+		groups = w.rewatch(ctx, groups)
 		for _, p := range w.pools.all() {
 			w.resizePool(ctx, p)
 		}
@@ -72,7 +72,8 @@ func (w *Worker) runPool(ctx context.Context) {
 			return
 		case entry, ok := <-updates(groups):
 			if !ok {
-				w.log.Warn("the watch of the groups ended; the pools of groups keep their last state")
+				w.log.Warn("the watch of the groups ended; watching again")
+				_ = groups.Stop()
 				groups = nil
 			} else if entry != nil {
 				w.groupChanged(ctx, entry)
@@ -83,6 +84,21 @@ func (w *Worker) runPool(ctx context.Context) {
 			w.reapPools(ctx, false)
 		}
 	}
+}
+
+// rewatch returns watcher, or, when it is nil, a new watch of the groups
+// (nil again when that fails: the next tick tries again). A new watch
+// starts with every group, so the pools of groups catch up.
+func (w *Worker) rewatch(ctx context.Context, watcher jetstream.KeyWatcher) jetstream.KeyWatcher {
+	if watcher != nil || ctx.Err() != nil {
+		return watcher
+	}
+	watcher, err := w.watchGroups(ctx)
+	if err != nil {
+		w.log.Warn("watch the groups for their pools", "err", err)
+		return nil
+	}
+	return watcher
 }
 
 // updates is the channel of watcher's entries, or nil (never ready)
