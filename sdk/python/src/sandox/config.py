@@ -121,11 +121,14 @@ def group_spec(
     overcommit: float | None,
     egress_policy: EgressLike = None,
     pool: PoolSpec | dict[str, Any] | None = None,
+    placement: str | None = None,
 ) -> GroupSpec:
     """Validates a group's configuration and reads the tool files and the
     population config it names. Raises BadRequestError naming the field or
     file at fault."""
     validate_id("group", id)
+    if placement not in (None, "spread", "pack"):
+        raise BadRequestError(f'placement {placement!r}: want "spread" or "pack"')
     files, families = read_tools([os.fspath(t) for t in tools or []])
     population = None
     if population_config:
@@ -153,6 +156,7 @@ def group_spec(
         overcommit=overcommit,
         egress=egress(egress_policy),
         pool=pool_spec(pool),
+        placement=placement,
     )
 
 

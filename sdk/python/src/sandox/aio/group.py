@@ -36,6 +36,9 @@ class SandboxGroup:
     group's tools, resources and egress started on each worker, so that
     creating and starting a sandbox that adds no tool files claims one
     (docs/pools.md).
+
+    placement says how the group's sandboxes are spread over the
+    orchestrator's hosts (Docker engines): "spread" (the default) or "pack".
     """
 
     def __init__(
@@ -50,6 +53,7 @@ class SandboxGroup:
         overcommit: float | None = None,
         egress: config.EgressLike = None,
         pool: PoolSpec | dict[str, Any] | None = None,
+        placement: str | None = None,
         url: str = "",
         credentials: str = "",
         nc: Client | None = None,
@@ -80,6 +84,7 @@ class SandboxGroup:
             overcommit,
             egress,
             pool,
+            placement,
         )
         self._conn: Conn | None = None
         self._dialing = asyncio.Lock()
