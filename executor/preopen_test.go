@@ -21,7 +21,7 @@ func TestPreopenTools(t *testing.T) {
 		subjects = append(subjects, subject)
 		return []byte(`{"grants":[]}`), nil
 	}
-	families := []string{"filesystem_tools", "database_tools"}
+	families := []string{"filesystem_tools", "database_tools", "web_tools"}
 	env := tools.Env{Executor: schemas.ExecutorEnv{SandboxID: "pool-0123", Families: families, Workspace: t.TempDir()}, Request: request}
 	pending, err := PreopenTools(ctx, env)
 	require.NoError(t, err)
@@ -33,12 +33,19 @@ func TestPreopenTools(t *testing.T) {
 	reg, closeTools, err := pending.Finish(ctx, env)
 	require.NoError(t, err)
 	t.Cleanup(closeTools)
-	assert.Equal(t, []string{"database_tools", "filesystem_tools"}, reg.Modules())
-	list, err := reg.Resolve("database_tools.list_namespaces")
-	require.NoError(t, err)
-	_, err = list.Call(ctx, []byte(`{}`))
-	require.NoError(t, err)
-	assert.Equal(t, []string{schemas.DatabaseListSubject("sb1")}, subjects, "the database family asks as the claimed sandbox")
+	assert.Equal(t, []string{"database_tools", "filesystem_tools", "web_tools"}, reg.Modules())
+	// Every request a family sends names the claimed sandbox, never the
+	// pool id: each goes to a subject only the sandbox's identity may use.
+	for _, call := range []struct{ tool, args string }{
+		{"database_tools.list_namespaces", `{}`},
+		{"web_tools.web_search", `{"query": "sandox"}`},
+	} {
+		tool, err := reg.Resolve(call.tool)
+		require.NoError(t, err)
+		_, _ = tool.Call(ctx, []byte(call.args)) // the recorded answer need not fit
+	}
+	assert.Equal(t, []string{schemas.DatabaseListSubject("sb1"), schemas.SandboxSearchSubject("sb1")}, subjects,
+		"the families ask as the claimed sandbox")
 }
 
 // TestPreopenToolsOtherFamilies checks that a claim naming other families
