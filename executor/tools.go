@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,9 +25,33 @@ import (
 // open, is an error, and whatever was opened is closed again. The returned
 // func closes every family and the Python host, in reverse order.
 func Tools(ctx context.Context, env tools.Env) (*tools.Registry, func(), error) {
-	mods, err := builtin.Select(env.Executor.Families)
+	pre, err := PreopenTools(ctx, env)
 	if err != nil {
 		return nil, nil, err
+	}
+	return pre.Finish(ctx, env)
+}
+
+// PendingTools are the families of a sandbox opened ahead of its identity:
+// a pooled executor opens, while it waits for its claim, every family that
+// does not bind the sandbox's id (tools.Module.NeedsIdentity), and the rest
+// once claimed (Finish). A family's Open runs no action, so a pooled
+// sandbox still has never run one.
+type PendingTools struct {
+	env  tools.Env
+	mods []tools.Module
+	// opened holds, per module of mods, what Open gave; nil where the
+	// module waits for the identity.
+	opened []*tools.Opened
+}
+
+// PreopenTools opens the families env.Executor.Families names that need
+// no identity, in the order of the module list. On error whatever was
+// opened is closed again.
+func PreopenTools(ctx context.Context, env tools.Env) (*PendingTools, error) {
+	mods, err := builtin.Select(env.Executor.Families)
+	if err != nil {
+		return nil, err
 	}
 	if env.Log == nil {
 		env.Log = slog.New(slog.DiscardHandler)
@@ -34,8 +59,59 @@ func Tools(ctx context.Context, env tools.Env) (*tools.Registry, func(), error) 
 	if env.Dir == nil {
 		env.Dir = tools.NewWorkDir(env.Executor.Workspace)
 	}
+	p := &PendingTools{env: env, mods: mods, opened: make([]*tools.Opened, len(mods))}
+	for i, m := range mods {
+		if m.NeedsIdentity {
+			continue
+		}
+		if err := p.open(ctx, i, env); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Finish opens, with env (the claimed sandbox's: its id and group), the
+// families still closed, adds the user's Python tool files, and returns
+// the registry and the func that closes every family and the Python host,
+// in reverse order. Families other than those PreopenTools was given are
+// all opened again. On error everything is closed.
+func (p *PendingTools) Finish(ctx context.Context, env tools.Env) (*tools.Registry, func(), error) {
+	if !slices.Equal(env.Executor.Families, p.env.Executor.Families) {
+		p.close()
+		fresh, err := PreopenTools(ctx, env)
+		if err != nil {
+			return nil, nil, err
+		}
+		p = fresh
+	}
+	env.Dir = p.env.Dir
+	if env.Log == nil {
+		env.Log = p.env.Log
+	}
+	for i := range p.mods {
+		if p.opened[i] != nil {
+			continue
+		}
+		if err := p.open(ctx, i, env); err != nil {
+			p.close()
+			return nil, nil, err
+		}
+	}
 	reg := tools.NewRegistry()
 	var closers []func() error
+	for _, o := range p.opened {
+		if o.Close != nil {
+			closers = append(closers, o.Close)
+		}
+		reg.Add(o.Tools...)
+	}
+	if mods := pythonModules(env.Executor.ToolsDir); len(mods) > 0 {
+		py := &lazyPython{cfg: python.Config{Dir: env.Executor.ToolsDir, WorkDir: env.Dir.Get, Logger: env.Log}, log: env.Log}
+		closers = append(closers, py.close)
+		reg.AddLazy(mods, py.start)
+	}
 	closeAll := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			if err := closers[i](); err != nil {
@@ -43,23 +119,29 @@ func Tools(ctx context.Context, env tools.Env) (*tools.Registry, func(), error) 
 			}
 		}
 	}
-	for _, m := range mods {
-		opened, err := m.Open(ctx, env)
-		if err != nil {
-			closeAll()
-			return nil, nil, fmt.Errorf("open tool family %s: %w", m.Name, err)
-		}
-		if opened.Close != nil {
-			closers = append(closers, opened.Close)
-		}
-		reg.Add(opened.Tools...)
-	}
-	if mods := pythonModules(env.Executor.ToolsDir); len(mods) > 0 {
-		py := &lazyPython{cfg: python.Config{Dir: env.Executor.ToolsDir, WorkDir: env.Dir.Get, Logger: env.Log}, log: env.Log}
-		closers = append(closers, py.close)
-		reg.AddLazy(mods, py.start)
-	}
 	return reg, closeAll, nil
+}
+
+// open opens module i of p with env.
+func (p *PendingTools) open(ctx context.Context, i int, env tools.Env) error {
+	opened, err := p.mods[i].Open(ctx, env)
+	if err != nil {
+		return fmt.Errorf("open tool family %s: %w", p.mods[i].Name, err)
+	}
+	p.opened[i] = &opened
+	return nil
+}
+
+// close closes the families opened so far, in reverse order.
+func (p *PendingTools) close() {
+	for i := len(p.opened) - 1; i >= 0; i-- {
+		if o := p.opened[i]; o != nil && o.Close != nil {
+			if err := o.Close(); err != nil {
+				p.env.Log.Warn("close tools", "err", err)
+			}
+		}
+		p.opened[i] = nil
+	}
 }
 
 // pythonModules names the tool modules of the Python files in dir, as the

@@ -94,3 +94,59 @@ func TestPoolClaim(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, c, "the claimed container is removed with its sandbox")
 }
+
+// TestGroupPoolClaim gives a group with a user tool file a pool of its
+// own: the test system's worker fills it with sandboxes of the group's
+// image and limits, a create of the group claims one (no docker update:
+// the limits are the group's) that runs the group's tool at once on an
+// empty workspace, and ending the group removes the pool.
+func TestGroupPoolClaim(t *testing.T) {
+	ctx := t.Context()
+	const id = "it-gpool"
+	tool := writeFile(t, "gpool_tools.py", "def hello() -> None:\n    print(\"hello from the pool\")\n")
+	g := newGroup(t, sdk.GroupConfig{
+		ID:               id,
+		ComputeResources: schemas.ComputeResources{CPU: "0.5", Memory: "256MiB"},
+		Tools:            []string{tool},
+		Pool:             &schemas.PoolSpec{Size: 1},
+	})
+	pooled := func() []docker.State {
+		left, err := env.docker.List(ctx, orchestrator.LabelPoolGroup+"="+id)
+		require.NoError(t, err)
+		return left
+	}
+	require.Eventually(t, func() bool {
+		return slices.ContainsFunc(pooled(), func(c docker.State) bool { return c.Running })
+	}, 3*time.Minute, 100*time.Millisecond, "the group's pooled sandbox runs")
+	pool := pooled()
+	require.Len(t, pool, 1)
+	assert.Equal(t, env.worker.Worker, pool[0].Labels[orchestrator.LabelPoolWorker])
+	// Let the worker's readiness settle into its ready list.
+	time.Sleep(200 * time.Millisecond)
+
+	start := time.Now()
+	sb := startSandbox(t, g, "it-gpool-1", sdk.SandboxOptions{})
+	obs := send(t, sb, `{"gpool_tools.hello": {"description": "the group's tool", "args": {}},
+		"terminal_tools.run": {"description": "look", "args": {"command": "ls -A /workspace | wc -l"}}}`)
+	t.Logf("group pool claim to first answer (create, start, two actions): %s", time.Since(start))
+	require.Len(t, obs, 2)
+	mustOK(t, obs[0])
+	assert.Contains(t, obs[0].Stdout, "hello from the pool")
+	mustOK(t, obs[1])
+	assert.Equal(t, "0\n", obs[1].Stdout, "an empty workspace")
+	st := sb.Status()
+	assert.True(t, st.FromPool)
+	assert.Equal(t, pool[0].Labels[orchestrator.LabelSandbox], st.PoolID)
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", st.Container).Output()
+	require.NoError(t, err)
+	assert.Equal(t, "500000000 268435456", strings.TrimSpace(string(out)), "the pooled sandbox had the group's limits")
+
+	require.Eventually(t, func() bool {
+		return slices.ContainsFunc(pooled(), func(c docker.State) bool {
+			return c.Running && c.Labels[orchestrator.LabelSandbox] != st.PoolID
+		})
+	}, 3*time.Minute, 100*time.Millisecond, "the group's pool refills")
+	require.NoError(t, g.End(ctx))
+	// The engine may list a container a little while after its removal.
+	assert.Eventually(t, func() bool { return len(pooled()) == 0 }, 30*time.Second, 100*time.Millisecond, "ending the group drains its pool")
+}

@@ -30,3 +30,29 @@ type PoolClaim struct {
 // it: an executor that starts again (a restart) and finds it serves the
 // claimed sandbox at once.
 const ClaimFile = "claim.json"
+
+// MaxPoolSize bounds the size of a group's warm pool.
+const MaxPoolSize = 64
+
+// PoolSpec is a group's warm pool: Size sandboxes of the group's image,
+// compute and egress, kept started by each worker for the group's
+// creates. The pool empties after IdleShrinkSeconds without a create of
+// the group (0: the worker's default idle time) and fills again at the
+// next one.
+type PoolSpec struct {
+	Size              int     `json:"size" jsonschema:"minimum=0,maximum=64"`
+	IdleShrinkSeconds float64 `json:"idle_shrink_seconds,omitempty" jsonschema:"minimum=0"`
+}
+
+// PoolWorkerSubject is where a worker that keeps pooled sandboxes answers
+// while it lives: another worker that finds pooled sandboxes of a worker
+// nobody answers for removes them. Worker names are made subject-safe.
+func PoolWorkerSubject(worker string) string {
+	safe := []byte(worker)
+	for i, c := range safe {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			safe[i] = '_'
+		}
+	}
+	return "sandox.pool.worker." + string(safe)
+}

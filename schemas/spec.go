@@ -122,6 +122,11 @@ type GroupSpec struct {
 	// long after its creation, with an expired event (reason "group_ttl")
 	// for each sandbox.
 	TTLSeconds float64 `json:"ttl_seconds,omitempty" jsonschema:"minimum=0"`
+	// Pool, when its size is above 0, keeps that many sandboxes of the
+	// group's image (its tool files and families), compute and egress
+	// started on each worker, ready for the group's creates to claim
+	// (docs/pools.md).
+	Pool *PoolSpec `json:"pool,omitempty"`
 	// Placement says how the group's sandboxes are spread over the
 	// orchestrator's hosts: spread (the default) or pack.
 	Placement Placement `json:"placement,omitempty"`

@@ -93,6 +93,14 @@ type SandboxStatus struct {
 	// Pooled is true on the record of a pooled sandbox that waits to be
 	// claimed: its executor serves only its claim subject.
 	Pooled bool `json:"pooled,omitempty"`
+	// PoolGroup is, on a pooled sandbox's record, the group whose pool
+	// holds it ("" for the system's default pool): it is never given to
+	// another group.
+	PoolGroup string `json:"pool_group,omitempty"`
+	// PoolWorker is, on a pooled sandbox's record, the worker that keeps
+	// it; a worker that starts removes the unclaimed pooled sandboxes of
+	// workers that no longer answer.
+	PoolWorker string `json:"pool_worker,omitempty"`
 	// ClaimedBy is, on a pooled sandbox's record, the sandbox that claimed
 	// it: the record stays, as the link from the container's labels (which
 	// name the pool id) to the sandbox, until that sandbox ends.

@@ -42,6 +42,11 @@ type GroupConfig struct {
 	// Egress is the default egress policy of its sandboxes; nil is none
 	// (no network at all).
 	Egress *schemas.Egress
+	// Pool, when its size is above 0, keeps that many sandboxes of the
+	// group's tools, resources and egress started on each worker, so that
+	// CreateSandbox + Start of a sandbox that adds no tool files claims one
+	// (docs/pools.md).
+	Pool *schemas.PoolSpec
 	// Placement says how the group's sandboxes are spread over the
 	// orchestrator's hosts (Docker engines): schemas.PlacementSpread (the
 	// default, "") or schemas.PlacementPack.
@@ -129,6 +134,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 		PopulationConfig: population,
 		KeepDatabaseData: cfg.KeepDatabaseData,
 		Overcommit:       cfg.Overcommit,
+		Pool:             cfg.Pool,
 		Egress:           cfg.Egress,
 		Placement:        cfg.Placement,
 	}

@@ -26,6 +26,10 @@ type Module struct {
 	// executor, in the order of the module list, before the executor
 	// serves anything.
 	Open func(ctx context.Context, env Env) (Opened, error)
+	// NeedsIdentity says Open binds the sandbox's id or group: a pooled
+	// executor opens the family only once claimed, the others while it
+	// waits (executor.PreopenTools).
+	NeedsIdentity bool
 }
 
 // Opened is a family built in the executor: its tools, and how it closes.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/sandox/sandox/schemas"
@@ -40,17 +41,37 @@ type poolShape struct {
 }
 
 // claimShape resolves the create of spec in group g as doCreateSandbox
-// would; ok is false when it cannot come from the pool (tool files, or
-// anything that does not resolve: the fresh create reports it).
-func (w *Worker) claimShape(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (poolShape, bool) {
-	if len(mergeTools(g.Spec.Tools, spec.Tools)) > 0 {
+// would, for a claim from pool p; ok is false when it cannot come from p:
+// the sandbox adds tool files, the group has tool files and p is not the
+// group's pool, p is the pool of another group (or of an earlier group of
+// the same id), or anything does not resolve (the fresh create reports
+// it).
+func (w *Worker) claimShape(ctx context.Context, p *warmPool, g schemas.GroupStatus, spec schemas.SandboxSpec) (poolShape, bool) {
+	if len(spec.Tools) > 0 {
+		return poolShape{}, false
+	}
+	if p.src.group == "" && len(g.Spec.Tools) > 0 {
+		return poolShape{}, false
+	}
+	if p.src.group != "" && (p.src.group != g.ID || !p.src.created.Equal(g.CreatedAt)) {
 		return poolShape{}, false
 	}
 	families, err := chooseFamilies(g.Spec.Families, spec.Families)
 	if err != nil {
 		return poolShape{}, false
 	}
-	limits, host, err := w.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
+	// As resolveResources, on the host measured by a recent claim: docker
+	// info takes milliseconds a claim does not have. A disk is checked
+	// when the pooled sandbox is made.
+	req, err := resources.Parse(resources.Merge(g.Spec.Compute, spec.Compute))
+	if err != nil {
+		return poolShape{}, false
+	}
+	host, err := w.pools.hosts.get(ctx, w.host)
+	if err != nil {
+		return poolShape{}, false
+	}
+	limits, err := resources.Resolve(req, host)
 	if err != nil {
 		return poolShape{}, false
 	}
@@ -88,28 +109,59 @@ func (w *Worker) fits(p schemas.SandboxStatus, s poolShape) bool {
 }
 
 // claimPooled makes sandbox spec.ID of group g from a pooled sandbox when
-// one is ready and fits. ok false means create it fresh: the pool is off
-// or empty, the spec does not fit, or the claim failed (the pooled sandbox
-// is then removed). ok true with an error is the create's answer (an id
-// already taken, a host that is full). Call it with the group's and the
-// sandbox's locks held.
-func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (_ schemas.SandboxStatus, ok bool, err error) {
-	if w.cfg.PoolSize <= 0 {
+// one is ready and fits: from the group's own pool first, then from the
+// default pool. ok false means create it fresh: no pool has one that
+// fits, or the claim failed (the pooled sandbox is then removed). ok true
+// with an error is the create's answer (an id already taken, a host that
+// is full). Call it with the group's and the sandbox's locks held.
+func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, bool, error) {
+	if schemas.ValidateID("sandbox", spec.ID) != nil {
 		return schemas.SandboxStatus{}, false, nil
 	}
-	defer w.pool.wake()
-	poolID, ready := w.pool.take()
+	for _, key := range []string{g.ID, ""} {
+		p := w.pools.get(key)
+		if p == nil {
+			continue
+		}
+		st, ok, err := w.claimFrom(ctx, p, g, spec, cmdID)
+		if ok {
+			return st, ok, err
+		}
+	}
+	return schemas.SandboxStatus{}, false, nil
+}
+
+// claimFrom is claimPooled from pool p.
+func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (_ schemas.SandboxStatus, ok bool, err error) {
+	shape, fit := w.claimShape(ctx, pool, g, spec)
+	if !fit {
+		return schemas.SandboxStatus{}, false, nil
+	}
+	// A create the pool could serve keeps it in use, and wakes the pool
+	// loop to refill it (or fill it again, when it shrank while idle).
+	pool.touch()
+	defer w.pools.wake()
+	poolID, ready := pool.take()
 	if !ready {
 		return schemas.SandboxStatus{}, false, nil
 	}
-	shape, fit := w.claimShape(ctx, g, spec)
 	p, _, err := w.store.sandbox(ctx, poolID)
-	if err != nil || !fit || !w.fits(p, shape) || schemas.ValidateID("sandbox", spec.ID) != nil {
+	if err != nil || !w.fits(p, shape) || p.PoolGroup != pool.src.group {
 		if err == nil {
-			w.pool.put(poolID)
+			pool.giveBack(poolID)
+		} else {
+			pool.claimed()
+			w.removePooledLogged(ctx, poolID)
 		}
 		return schemas.SandboxStatus{}, false, nil
 	}
+	// From here on the pool id leaves the pool, unless it is given back.
+	givenBack := false
+	defer func() {
+		if !givenBack {
+			pool.claimed()
+		}
+	}()
 	st := schemas.SandboxStatus{
 		ID:          spec.ID,
 		GroupID:     g.ID,
@@ -128,11 +180,13 @@ func (w *Worker) claimPooled(ctx context.Context, g schemas.GroupStatus, spec sc
 	}
 	setLifetime(&st, spec, time.Now().UTC())
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
-		w.pool.put(poolID)
+		pool.giveBack(poolID)
+		givenBack = true
 		return schemas.SandboxStatus{}, true, err
 	}
 	if err := w.swapAllocation(ctx, poolID, st.ID, shape, g.Spec.Overcommit); err != nil {
-		w.pool.put(poolID)
+		pool.giveBack(poolID)
+		givenBack = true
 		return schemas.SandboxStatus{}, true, errors.Join(fmt.Errorf("sandbox %s: %w", st.ID, err), w.store.deleteSandbox(ctx, st.ID))
 	}
 	if err := w.becomeClaimed(ctx, p, &st); err != nil {
@@ -174,51 +228,14 @@ func (w *Worker) swapAllocation(ctx context.Context, poolID, id string, s poolSh
 }
 
 // becomeClaimed turns the running pooled sandbox p into sandbox st: it
-// mints st's identity and writes it over the pool's credentials, sends
-// the claim and, once the executor has it, revokes the pool identity
-// (which drops whatever still used it) and sets the claimed limits while
-// it waits until the executor serves st's subjects; then it records st
-// running and p claimed by it.
+// hands the container over (handOver) while it sets the claimed limits
+// (docker update, which needs no claim), then records st running and p
+// claimed by it.
 func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
-	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
-		return err
-	}
-	if err := w.copyCreds(p.ID, st.ID); err != nil {
-		return err
-	}
-	data, err := json.Marshal(schemas.PoolClaim{SandboxID: st.ID, GroupID: st.GroupID, Families: st.Families})
-	if err != nil {
-		return err
-	}
-	if w.cfg.CredsDir != "" {
-		if err := writeCreds(filepath.Join(w.poolCredsDir(p.ID), schemas.ClaimFile), data); err != nil {
-			return fmt.Errorf("claim %s: %w", p.ID, err)
-		}
-	}
-	rw, err := w.watchReady(st.ID)
-	if err != nil {
-		return err
-	}
-	defer rw.Close()
-	// The executor acknowledges the claim once it has it: from then on the
-	// pool identity is not needed, and is revoked while the executor
-	// reconnects; docker update runs meanwhile too. The claim waits for
-	// all three.
-	ackCtx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
-	_, err = w.nc.RequestWithContext(ackCtx, schemas.ClaimSubject(p.ID), data)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("claim %s: %w", p.ID, err)
-	}
-	revoked, updated := make(chan error, 1), make(chan error, 1)
-	go func() { revoked <- w.revokeIdentity(ctx, p.ID) }()
-	go func() { updated <- w.updateLimits(ctx, p, st) }()
-	ready, err := w.awaitReady(ctx, *st, rw)
-	if rerr := <-revoked; rerr != nil {
-		err = errors.Join(err, fmt.Errorf("revoke the pool identity of %s: %w", p.ID, rerr))
-	}
-	err = errors.Join(err, <-updated)
-	if err != nil {
+	updated := make(chan error, 1)
+	go func() { updated <- w.updateLimits(ctx, p, *st) }()
+	ready, err := w.handOver(ctx, p, *st)
+	if err = errors.Join(err, <-updated); err != nil {
 		return err
 	}
 	if ready.Modules != nil {
@@ -236,9 +253,52 @@ func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st 
 	return err
 }
 
+// handOver mints st's identity and writes it over the pool's credentials,
+// sends the claim and, once the executor has it, revokes the pool
+// identity (which drops whatever still used it) while it waits until the
+// executor serves st's subjects. It returns the executor's ready answer.
+func (w *Worker) handOver(ctx context.Context, p, st schemas.SandboxStatus) (schemas.ExecutorReady, error) {
+	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
+		return schemas.ExecutorReady{}, err
+	}
+	if err := w.copyCreds(p.ID, st.ID); err != nil {
+		return schemas.ExecutorReady{}, err
+	}
+	data, err := json.Marshal(schemas.PoolClaim{SandboxID: st.ID, GroupID: st.GroupID, Families: st.Families})
+	if err != nil {
+		return schemas.ExecutorReady{}, err
+	}
+	if w.cfg.CredsDir != "" {
+		if err := writeCreds(filepath.Join(w.poolCredsDir(p.ID), schemas.ClaimFile), data); err != nil {
+			return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
+		}
+	}
+	rw, err := w.watchReady(st.ID)
+	if err != nil {
+		return schemas.ExecutorReady{}, err
+	}
+	defer rw.Close()
+	// The executor acknowledges the claim once it has it: from then on the
+	// pool identity is not needed, and is revoked while the executor
+	// reconnects. The claim waits for both.
+	ackCtx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
+	_, err = w.nc.RequestWithContext(ackCtx, schemas.ClaimSubject(p.ID), data)
+	cancel()
+	if err != nil {
+		return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
+	}
+	revoked := make(chan error, 1)
+	go func() { revoked <- w.revokeIdentity(ctx, p.ID) }()
+	ready, err := w.awaitReady(ctx, st, rw)
+	if rerr := <-revoked; rerr != nil {
+		err = errors.Join(err, fmt.Errorf("revoke the pool identity of %s: %w", p.ID, rerr))
+	}
+	return ready, err
+}
+
 // updateLimits gives the claimed container st's CPU, memory and process
 // limits when they differ from the pool's.
-func (w *Worker) updateLimits(ctx context.Context, p schemas.SandboxStatus, st *schemas.SandboxStatus) error {
+func (w *Worker) updateLimits(ctx context.Context, p, st schemas.SandboxStatus) error {
 	pr, r := p.Resources, st.Resources
 	if r.NanoCPUs == pr.NanoCPUs && r.MemoryBytes == pr.MemoryBytes && r.PIDs == pr.PIDs {
 		return nil
@@ -273,4 +333,31 @@ func (w *Worker) sandboxOf(ctx context.Context, label string) string {
 		return ""
 	}
 	return p.ClaimedBy
+}
+
+// hostTTL is how long a claim uses the host a claim measured before.
+const hostTTL = 10 * time.Second
+
+// hostCache keeps the measure of the engine's host for claims. It is safe
+// for concurrent use.
+type hostCache struct {
+	mu   sync.Mutex
+	host resources.Host
+	at   time.Time
+}
+
+// get returns the host measured less than hostTTL ago, or measures it
+// again with measure.
+func (c *hostCache) get(ctx context.Context, measure func(context.Context) (resources.Host, error)) (resources.Host, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < hostTTL {
+		return c.host, nil
+	}
+	h, err := measure(ctx)
+	if err != nil {
+		return h, err
+	}
+	c.host, c.at = h, time.Now()
+	return h, nil
 }

@@ -114,8 +114,9 @@ type Config struct {
 	// started and ready to be claimed (docs/pools.md); 0 turns the warm
 	// pool off.
 	PoolSize int
-	// PoolIdle empties the pool after this long without a create; 0 never
-	// does. The next create fills it again.
+	// PoolIdle empties a pool after this long without a create it could
+	// serve (a group's pool may set its own); 0 never does. The next such
+	// create fills it again.
 	PoolIdle time.Duration
 	// PoolCompute are the resources of a pooled sandbox, held in the
 	// ledger while it waits; the zero value is the default sandbox's (no

@@ -28,6 +28,7 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 	if err := w.store.createGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
 	}
+	w.pools.wake()
 	return schemas.CommandResult{Group: &g}, nil
 }
 
@@ -42,7 +43,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 	if _, err := resources.Parse(spec.Compute); err != nil {
 		errs = append(errs, err)
 	}
-	errs = append(errs, spec.DatabaseAccess.Validate())
+	errs = append(errs, spec.DatabaseAccess.Validate(), checkPoolSpec(spec.Pool))
 	seen := map[string]bool{}
 	for _, sb := range spec.Sandboxes {
 		if sb.Databases != nil {
@@ -256,6 +257,7 @@ func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas
 // end_group), and removes anything left on this engine with the group's
 // label. Call it with the group's lock held, or from endGroupPart.
 func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID string, coordinator bool) ([]schemas.SandboxStatus, error) {
+	w.dropGroupPool(ctx, g)
 	var errs []error
 	var ended []schemas.SandboxStatus
 	for _, id := range g.Sandboxes {

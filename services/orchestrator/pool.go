@@ -8,151 +8,157 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
 )
 
-// The warm pool (docs/pools.md): each worker keeps Config.PoolSize
-// sandboxes of the default shape (default families, no tool files,
-// default egress, Config.PoolCompute) created and started under pool ids
+// The warm pools (docs/pools.md): each worker keeps a pool of the
+// default shape (Config.PoolSize sandboxes: default families, no tool
+// files, default egress, Config.PoolCompute) and one per group whose spec
+// asks for one (GroupSpec.Pool: the group's tool files, families, compute
+// and egress). Pooled sandboxes are created and started under pool ids
 // (schemas.PoolIDPrefix), each with a pool identity and a ledger
 // allocation of its own, so that they count against admission. A pooled
 // executor serves only its claim subject (executor.AwaitClaim). A
-// create_sandbox whose spec fits the shape claims one (claim.go); the
-// pool refills in the background and empties after Config.PoolIdle
-// without a create.
+// create_sandbox whose spec fits claims one (claim.go), from its group's
+// pool first, then from the default one; the pools refill in the
+// background and empty after their idle time without a create.
 
-// poolTick is how often the pool loop checks its size without a kick.
+// poolTick is how often the pool loop checks the pools without a kick.
 const poolTick = time.Second
 
-// warmPool is the worker's pool of ready sandboxes.
-type warmPool struct {
-	mu sync.Mutex
-	// ready lists the pool ids ready to be claimed, oldest first.
-	ready []string
-	// lastUse is when a create last came.
-	lastUse time.Time
-	// kick wakes the pool loop.
-	kick chan struct{}
-}
+// The labels of a pooled sandbox's container and volume, beside the
+// sandbox label (its pool id): the worker that keeps it and, for a
+// group's pool, the group.
+const (
+	LabelPoolWorker = "dev.sandox.pool-worker"
+	LabelPoolGroup  = "dev.sandox.pool-group"
+)
 
-func newWarmPool() *warmPool {
-	return &warmPool{lastUse: time.Now(), kick: make(chan struct{}, 1)}
-}
-
-// wake asks the pool loop to check its size.
-func (p *warmPool) wake() {
-	select {
-	case p.kick <- struct{}{}:
-	default:
-	}
-}
-
-// take removes and returns the oldest ready pool id and marks the pool in
-// use; ok is false when none is ready.
-func (p *warmPool) take() (id string, ok bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.lastUse = time.Now()
-	if len(p.ready) == 0 {
-		return "", false
-	}
-	id, p.ready = p.ready[0], p.ready[1:]
-	return id, true
-}
-
-// put makes pool id ready to be claimed (again).
-func (p *warmPool) put(id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.ready = append(p.ready, id)
-}
-
-// drop removes and returns the newest ready pool id.
-func (p *warmPool) drop() (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.ready) == 0 {
-		return "", false
-	}
-	id := p.ready[len(p.ready)-1]
-	p.ready = p.ready[:len(p.ready)-1]
-	return id, true
-}
-
-// size returns how many sandboxes are ready.
-func (p *warmPool) size() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.ready)
-}
-
-// target is how many sandboxes the pool should hold now: size, or none
-// once idle has passed without a create (idle 0 never empties it).
-func (p *warmPool) target(size int, idle time.Duration) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if idle > 0 && time.Since(p.lastUse) > idle {
-		return 0
-	}
-	return size
-}
-
-// runPool keeps the pool at its target until ctx is done, then removes
-// the sandboxes still in it. A fill that fails (the host is full, the
-// image cannot be built) is logged and tried again at the next tick.
+// runPool keeps the pools at their targets until ctx is done, then
+// removes the sandboxes still in them. It answers on the worker's pool
+// subject meanwhile, so that other workers know its pooled sandboxes are
+// kept. A fill that fails (the host is full, the image cannot be built)
+// is logged and tried again at the next tick.
 func (w *Worker) runPool(ctx context.Context) {
-	defer w.drainPool(context.WithoutCancel(ctx))
+	alive, err := w.nc.Subscribe(schemas.PoolWorkerSubject(w.cfg.Worker), func(m *nats.Msg) { _ = m.Respond(nil) })
+	if err != nil {
+		w.log.Error("the warm pools are off: answer on the pool subject", "err", err)
+		return
+	}
+	defer func() { _ = alive.Unsubscribe() }()
+	defer w.drainPools(context.WithoutCancel(ctx))
+	var groups jetstream.KeyWatcher // nil until watching: see rewatch
+	defer func() {
+		if groups != nil {
+			_ = groups.Stop()
+		}
+	}()
 	tick := time.NewTicker(poolTick)
 	defer tick.Stop()
+	reap := time.NewTicker(poolReapInterval)
+	defer reap.Stop()
 	for {
-		w.resizePool(ctx)
+		groups = w.rewatch(ctx, groups)
+		for _, p := range w.pools.all() {
+			w.resizePool(ctx, p)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-w.pool.kick:
+		case entry, ok := <-updates(groups):
+			if !ok {
+				w.log.Warn("the watch of the groups ended; watching again")
+				_ = groups.Stop()
+				groups = nil
+			} else if entry != nil {
+				w.groupChanged(ctx, entry)
+			}
+		case <-w.pools.kick:
 		case <-tick.C:
+		case <-reap.C:
+			w.reapPools(ctx, false)
 		}
 	}
 }
 
-// resizePool fills the pool up to its target, one sandbox at a time, or
-// removes what is above it.
-func (w *Worker) resizePool(ctx context.Context) {
-	target := w.pool.target(w.cfg.PoolSize, w.cfg.PoolIdle)
-	for ctx.Err() == nil && w.pool.size() < target {
-		id, err := w.fillPool(ctx)
+// rewatch returns watcher, or, when it is nil, a new watch of the groups
+// (nil again when that fails: the next tick tries again). A new watch
+// starts with every group, so the pools of groups catch up.
+func (w *Worker) rewatch(ctx context.Context, watcher jetstream.KeyWatcher) jetstream.KeyWatcher {
+	if watcher != nil || ctx.Err() != nil {
+		return watcher
+	}
+	watcher, err := w.watchGroups(ctx)
+	if err != nil {
+		w.log.Warn("watch the groups for their pools", "err", err)
+		return nil
+	}
+	return watcher
+}
+
+// updates is the channel of watcher's entries, or nil (never ready)
+// without a watcher.
+func updates(watcher jetstream.KeyWatcher) <-chan jetstream.KeyValueEntry {
+	if watcher == nil {
+		return nil
+	}
+	return watcher.Updates()
+}
+
+// resizePool fills p up to its target, one sandbox at a time, or removes
+// what is above it.
+func (w *Worker) resizePool(ctx context.Context, p *warmPool) {
+	target := p.target()
+	for ctx.Err() == nil && p.held() < target {
+		id, err := w.fillPool(ctx, p.src)
 		if err != nil {
 			if ctx.Err() == nil {
-				w.log.Warn("fill the warm pool", "err", err)
+				w.log.Warn("fill the warm pool", "pool", p.src.group, "err", err)
 			}
 			return
 		}
-		w.pool.put(id)
+		if !w.pools.add(p, id) {
+			w.removePooledLogged(ctx, id)
+			return
+		}
 	}
-	for w.pool.size() > target {
-		id, ok := w.pool.drop()
+	for p.held() > target {
+		id, ok := p.drop()
 		if !ok {
 			return
 		}
-		if err := w.removePooled(ctx, id); err != nil {
-			w.log.Warn("shrink the warm pool", "sandbox", id, "err", err)
-		}
+		w.removePooledLogged(ctx, id)
 	}
 }
 
-// drainPool removes every sandbox still in the pool.
-func (w *Worker) drainPool(ctx context.Context) {
+// drainPools removes every sandbox still in the worker's pools.
+func (w *Worker) drainPools(ctx context.Context) {
+	for _, p := range w.pools.all() {
+		w.drainPool(ctx, p)
+	}
+}
+
+// drainPool removes every sandbox still in p.
+func (w *Worker) drainPool(ctx context.Context, p *warmPool) {
 	for {
-		id, ok := w.pool.drop()
+		id, ok := p.drop()
 		if !ok {
 			return
 		}
-		if err := w.removePooled(ctx, id); err != nil {
-			w.log.Warn("remove a pooled sandbox", "sandbox", id, "err", err)
-		}
+		w.removePooledLogged(ctx, id)
+	}
+}
+
+// removePooledLogged removes a pooled sandbox that was never claimed and
+// logs a failure.
+func (w *Worker) removePooledLogged(ctx context.Context, id string) {
+	if err := w.removePooled(ctx, id); err != nil {
+		w.log.Warn("remove a pooled sandbox", "sandbox", id, "err", err)
 	}
 }
 
@@ -170,31 +176,33 @@ func (w *Worker) poolCredsDir(poolID string) string {
 	return filepath.Join(w.cfg.CredsDir, poolID+".d")
 }
 
-// fillPool creates and starts one pooled sandbox of the default shape and
-// returns its pool id. On failure nothing of it is left.
-func (w *Worker) fillPool(ctx context.Context) (_ string, err error) {
+// fillPool creates and starts one pooled sandbox made of src and returns
+// its pool id. On failure nothing of it is left.
+func (w *Worker) fillPool(ctx context.Context, src poolSource) (_ string, err error) {
 	id := newPoolID()
-	families, err := chooseFamilies(nil, nil)
+	families, err := chooseFamilies(src.families, nil)
 	if err != nil {
 		return "", err
 	}
-	limits, host, err := w.resolveResources(ctx, w.cfg.PoolCompute)
+	limits, host, err := w.resolveResources(ctx, src.compute)
 	if err != nil {
 		return "", err
 	}
-	egressPolicy, err := w.resolveEgress(nil, nil)
+	egressPolicy, err := w.resolveEgress(src.egress, nil)
 	if err != nil {
 		return "", err
 	}
 	st := schemas.SandboxStatus{
-		ID:        id,
-		State:     schemas.StateCreated,
-		Host:      w.hostName, // placement: a pool is its worker's host's
-		Families:  families,
-		Tools:     toolModules(families, nil),
-		Resources: limits,
-		Egress:    &egressPolicy,
-		Pooled:    true,
+		ID:         id,
+		State:      schemas.StateCreated,
+		Host:       w.hostName, // placement: a pool is its worker's host's
+		Families:   families,
+		Tools:      toolModules(families, src.tools),
+		Resources:  limits,
+		Egress:     &egressPolicy,
+		Pooled:     true,
+		PoolGroup:  src.group,
+		PoolWorker: w.cfg.Worker,
 	}
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
 		return "", err
@@ -208,7 +216,7 @@ func (w *Worker) fillPool(ctx context.Context) (_ string, err error) {
 			w.log.Error("a failed pool fill left resources behind", "sandbox", id, "err", cerr)
 		}
 	}()
-	if err := w.admit(ctx, id, limits, host, 0); err != nil {
+	if err := w.admit(ctx, id, limits, host, src.overcommit); err != nil {
 		return "", err
 	}
 	if w.cfg.CredsDir != "" {
@@ -219,7 +227,7 @@ func (w *Worker) fillPool(ctx context.Context) (_ string, err error) {
 			return "", fmt.Errorf("credentials of pooled sandbox %s: %w", id, err)
 		}
 	}
-	if err := w.createContainer(ctx, &st, nil, undo); err != nil {
+	if err := w.createContainer(ctx, &st, src.tools, undo); err != nil {
 		return "", err
 	}
 	if err := w.copyCreds(id, id); err != nil {
@@ -240,7 +248,7 @@ func (w *Worker) fillPool(ctx context.Context) (_ string, err error) {
 	if err := w.store.putSandbox(ctx, &st); err != nil {
 		return "", err
 	}
-	w.log.Debug("pooled sandbox ready", "sandbox", id)
+	w.log.Debug("pooled sandbox ready", "sandbox", id, "pool", src.group)
 	return id, nil
 }
 
@@ -288,4 +296,16 @@ func (w *Worker) pooledResources(poolID, container string) *cleanup {
 // removePooled removes a pooled sandbox that was never claimed.
 func (w *Worker) removePooled(ctx context.Context, poolID string) error {
 	return w.pooledResources(poolID, "").run(ctx)
+}
+
+// poolLabels adds, to the labels l of pooled sandbox st's container and
+// volume, the worker that keeps it and the group whose pool holds it.
+func poolLabels(l map[string]string, st *schemas.SandboxStatus) {
+	if !st.Pooled {
+		return
+	}
+	l[LabelPoolWorker] = st.PoolWorker
+	if st.PoolGroup != "" {
+		l[LabelPoolGroup] = st.PoolGroup
+	}
 }

@@ -46,7 +46,7 @@ var _ ResourceUpdater = (*memRuntime)(nil)
 func newPoolHarness(t *testing.T, size int, change ...func(*Config)) *harness {
 	t.Helper()
 	h := newHarness(t, append([]func(*Config){func(c *Config) { c.PoolSize = size }}, change...)...)
-	h.eventually("the pool fills", func() bool { return h.w.pool.size() == size })
+	h.eventually("the pool fills", func() bool { return h.w.pools.get("").count() == size })
 	return h
 }
 
@@ -103,7 +103,7 @@ func TestPoolClaim(t *testing.T) {
 	assert.Contains(t, h.ledger(), "sb1")
 	assert.NotContains(t, h.ledger(), st.PoolID, "the pool's allocation moved to the sandbox")
 	assert.NoFileExists(t, filepath.Join(h.cfg.CredsDir, st.PoolID+credsSuffix), "the pool identity's file is gone")
-	h.eventually("the pool refills", func() bool { return h.w.pool.size() == 2 })
+	h.eventually("the pool refills", func() bool { return h.w.pools.get("").count() == 2 })
 
 	// A restart serves the claimed sandbox again, from the claim file.
 	require.NoError(t, h.rt.Restart(t.Context(), st.Container))
@@ -271,7 +271,7 @@ func TestPoolShrinksWhenIdle(t *testing.T) {
 	h := newPoolHarness(t, 2, func(c *Config) { c.PoolIdle = 300 * time.Millisecond })
 	h.eventually("the idle pool empties", func() bool {
 		containers, _ := h.rt.counts()
-		return h.w.pool.size() == 0 && containers == 0
+		return h.w.pools.get("").count() == 0 && containers == 0 && len(h.ledger()) == 0
 	})
 	assert.Empty(t, h.pooled())
 	// A create wakes it: it is made fresh, and the pool fills again.
@@ -279,7 +279,7 @@ func TestPoolShrinksWhenIdle(t *testing.T) {
 	res := h.createSandbox("g1", "sb1", schemas.SandboxSpec{})
 	require.Nil(t, res.Error)
 	assert.False(t, res.Sandboxes[0].FromPool)
-	h.eventually("the pool fills again", func() bool { return h.w.pool.size() == 2 })
+	h.eventually("the pool fills again", func() bool { return h.w.pools.get("").count() == 2 })
 }
 
 // TestPoolRefusesPoolIDs checks that a client cannot create a sandbox

@@ -172,6 +172,7 @@ func (w *Worker) labels(st *schemas.SandboxStatus) map[string]string {
 	if w.cfg.System != "" {
 		l[LabelSystem] = w.cfg.System
 	}
+	poolLabels(l, st)
 	return l
 }
 

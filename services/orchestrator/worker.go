@@ -32,8 +32,8 @@ type Worker struct {
 	disks   diskPool
 	// egress runs the allowlist proxies of this worker's sandboxes.
 	egress egress.Proxies
-	// pool holds this worker's warm sandboxes (pool.go).
-	pool *warmPool
+	// pools hold this worker's warm sandboxes (pool.go).
+	pools *poolSet
 	// shards places sandboxes with open egress on bridges (egressnet.go);
 	// nil puts them all on EgressNetwork.
 	shards *egressShards
@@ -65,7 +65,10 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pool: newWarmPool(), hostName: host}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pools: newPoolSet(), hostName: host}
+	if p := defaultPool(cfg); p != nil {
+		w.pools.set("", p)
+	}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	if w.shards, err = newEgressShards(rt, cfg); err != nil {
 		return nil, err
@@ -113,6 +116,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.reconcileDatabases(ctx)
 	w.markLost(ctx)
 	w.cleanLost(ctx)
+	w.reapPools(ctx, true)
 	w.removeForeign(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
@@ -135,9 +139,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { w.sweepLifetimes(stopped) })
 	bg.Go(func() { w.collectImagesEvery(stopped) })
 	bg.Go(func() { w.runHosts(stopped) })
-	if w.cfg.PoolSize > 0 {
-		bg.Go(func() { w.runPool(stopped) })
-	}
+	bg.Go(func() { w.runPool(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		for _, it := range iters {

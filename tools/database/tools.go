@@ -17,6 +17,8 @@ func Family() tools.Module {
 	return tools.Module{
 		Name:    Module,
 		Summary: "the group's shared databases: hybrid vector/keyword search (Qdrant) and a graph (Neo4j), per granted namespace",
+		// Its calls name the sandbox, whose grants the data service checks.
+		NeedsIdentity: true,
 		Open: func(_ context.Context, env tools.Env) (tools.Opened, error) {
 			c := &client{sandbox: env.Executor.SandboxID}
 			if env.Request != nil {

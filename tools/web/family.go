@@ -16,6 +16,8 @@ func Family() tools.Module {
 		Name:    Module,
 		Summary: "scrape a site to markdown, web search, browser automation",
 		Image:   tools.ImageNeeds{Apt: []string{"chromium", "fonts-liberation"}},
+		// Its searches go to the sandbox's own search subject.
+		NeedsIdentity: true,
 		Open: func(_ context.Context, env tools.Env) (tools.Opened, error) {
 			cfg := Config{Workspace: env.Dir.Base(), Logger: env.Log}
 			if env.Request != nil {

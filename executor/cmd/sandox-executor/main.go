@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -56,22 +57,29 @@ func run(ctx context.Context, getenv func(string) string) error {
 		}
 		defer stopForward()
 	}
+	// The tools send their requests over the connection of the sandbox's
+	// own identity, made once the sandbox is known (after a claim).
+	var conn atomic.Pointer[nats.Conn]
+	toolsEnv := tools.Env{Executor: env, Request: request(&conn), Log: log.With("sandbox", env.SandboxID)}
+	// A pooled executor opens what it can while it waits for its claim.
+	pending, err := executor.PreopenTools(ctx, toolsEnv)
+	if err != nil {
+		return err
+	}
 	if env.Pooled {
 		if env, err = awaitClaim(ctx, env, log); err != nil {
 			return err
 		}
+		toolsEnv.Executor, toolsEnv.Log = env, log.With("sandbox", env.SandboxID)
 	}
 	nc, err := connect(env)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
+	conn.Store(nc)
 
-	reg, closeTools, err := executor.Tools(ctx, tools.Env{
-		Executor: env,
-		Request:  request(nc),
-		Log:      log.With("sandbox", env.SandboxID),
-	})
+	reg, closeTools, err := pending.Finish(ctx, toolsEnv)
 	if err != nil {
 		return err
 	}
@@ -140,9 +148,13 @@ func limitsConfig(env schemas.ExecutorEnv) limits.Config {
 }
 
 // request lets the tool families send requests over the executor's NATS
-// connection.
-func request(nc *nats.Conn) func(ctx context.Context, subject string, data []byte) ([]byte, error) {
+// connection, once conn holds it.
+func request(conn *atomic.Pointer[nats.Conn]) func(ctx context.Context, subject string, data []byte) ([]byte, error) {
 	return func(ctx context.Context, subject string, data []byte) ([]byte, error) {
+		nc := conn.Load()
+		if nc == nil {
+			return nil, fmt.Errorf("request %s: the executor is not connected yet", subject)
+		}
 		m, err := nc.RequestWithContext(ctx, subject, data)
 		if err != nil {
 			return nil, fmt.Errorf("request %s: %w", subject, err)

@@ -116,3 +116,23 @@ def test_egress(policy: dict, err: str) -> None:
     g = sandox.SandboxGroup(egress=policy)
     assert g.spec.egress.policy == policy["policy"]
     g.close()
+
+
+@pytest.mark.parametrize(
+    ("pool", "want"),
+    [
+        (None, None),
+        ({"size": 3}, (3, None)),
+        ({"size": 2, "idle_shrink_seconds": 60}, (2, 60)),
+    ],
+)
+def test_group_pool(pool, want) -> None:
+    g = sandox.SandboxGroup(pool=pool)
+    got = None if g.spec.pool is None else (g.spec.pool.size, g.spec.pool.idle_shrink_seconds)
+    assert got == want
+    g.close()
+
+
+def test_bad_group_pool() -> None:
+    with pytest.raises(sandox.BadRequestError, match="pool"):
+        sandox.SandboxGroup(pool={"size": "many"})

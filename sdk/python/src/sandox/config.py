@@ -12,7 +12,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import BadRequestError
-from .models import ComputeResources, DatabaseAccess, DatabaseGrant, Egress, GroupSpec, SandboxSpec
+from .models import ComputeResources, DatabaseAccess, DatabaseGrant, Egress, GroupSpec, PoolSpec, SandboxSpec
 from .toolfiles import read_tools
 
 # Group and sandbox ids (schemas.ValidateID in Go): one subject token.
@@ -120,6 +120,7 @@ def group_spec(
     sandboxes: Sequence[InitialSandbox | dict[str, Any]] | None,
     overcommit: float | None,
     egress_policy: EgressLike = None,
+    pool: PoolSpec | dict[str, Any] | None = None,
     placement: str | None = None,
 ) -> GroupSpec:
     """Validates a group's configuration and reads the tool files and the
@@ -154,5 +155,17 @@ def group_spec(
         sandboxes=specs or None,
         overcommit=overcommit,
         egress=egress(egress_policy),
+        pool=pool_spec(pool),
         placement=placement,
     )
+
+
+def pool_spec(pool: PoolSpec | dict[str, Any] | None) -> PoolSpec | None:
+    """Validates a group's warm pool ({"size": N, "idle_shrink_seconds": S});
+    None is no pool. Raises BadRequestError."""
+    if pool is None or isinstance(pool, PoolSpec):
+        return pool
+    try:
+        return PoolSpec.model_validate(pool)
+    except ValidationError as e:
+        raise BadRequestError(f"pool: {e}") from e

@@ -137,6 +137,13 @@ Placement = Literal["spread", "pack"]
 """Placement: the values of schemas.Placement in Go."""
 
 
+class PoolSpec(SentModel):
+    """PoolSpec (schemas.PoolSpec in Go)."""
+
+    size: int
+    idle_shrink_seconds: float | None = Field(default=None)
+
+
 class ToolFile(SentModel):
     """ToolFile (schemas.ToolFile in Go)."""
 
@@ -171,6 +178,7 @@ class GroupSpec(SentModel):
     overcommit: float | None = Field(default=None)
     egress: Egress | None = Field(default=None)
     ttl_seconds: float | None = Field(default=None)
+    pool: PoolSpec | None = Field(default=None)
     placement: Placement | None = Field(default=None)
 
 
@@ -261,6 +269,8 @@ class SandboxStatus(ReadModel):
     from_pool: bool | None = Field(default=None)
     pool_id: str | None = Field(default=None)
     pooled: bool | None = Field(default=None)
+    pool_group: str | None = Field(default=None)
+    pool_worker: str | None = Field(default=None)
     claimed_by: str | None = Field(default=None)
     updated_at: datetime
 

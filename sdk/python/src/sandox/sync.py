@@ -14,7 +14,7 @@ from nats.aio.client import Client
 from . import _loop, aio, config
 from .actions import ActionsLike
 from .aio.conn import ACTION_TIMEOUT, COMMAND_TIMEOUT, CONNECT_TIMEOUT
-from .models import GroupStatus, Observation, SandboxStatus, SandboxUsage, ToolDescription
+from .models import GroupStatus, Observation, PoolSpec, SandboxStatus, SandboxUsage, ToolDescription
 
 
 class ActionFuture:
@@ -151,6 +151,7 @@ class SandboxGroup:
         sandboxes: Sequence[config.InitialSandbox | dict[str, Any]] | None = None,
         overcommit: float | None = None,
         egress: config.EgressLike = None,
+        pool: PoolSpec | dict[str, Any] | None = None,
         placement: str | None = None,
         url: str = "",
         credentials: str = "",
@@ -170,6 +171,7 @@ class SandboxGroup:
             sandboxes=sandboxes,
             overcommit=overcommit,
             egress=egress,
+            pool=pool,
             placement=placement,
             url=url,
             credentials=credentials,

@@ -11,7 +11,7 @@ from nats.aio.client import Client
 
 from .. import config, subjects
 from ..errors import ClosedError, InternalError, SandoxError
-from ..models import GroupSpec, GroupStatus, SandboxStatus
+from ..models import GroupSpec, GroupStatus, PoolSpec, SandboxStatus
 from .conn import ACTION_TIMEOUT, COMMAND_TIMEOUT, CONNECT_TIMEOUT, Conn, Options, new_command
 from .future import Future
 from .sandbox import Sandbox
@@ -32,6 +32,11 @@ class SandboxGroup:
     only the families named here and in its own tools; filesystem_tools and
     terminal_tools when none is.
 
+    pool, {"size": N, "idle_shrink_seconds": S}, keeps N sandboxes of the
+    group's tools, resources and egress started on each worker, so that
+    creating and starting a sandbox that adds no tool files claims one
+    (docs/pools.md).
+
     placement says how the group's sandboxes are spread over the
     orchestrator's hosts (Docker engines): "spread" (the default) or "pack".
     """
@@ -47,6 +52,7 @@ class SandboxGroup:
         sandboxes: Sequence[config.InitialSandbox | dict[str, Any]] | None = None,
         overcommit: float | None = None,
         egress: config.EgressLike = None,
+        pool: PoolSpec | dict[str, Any] | None = None,
         placement: str | None = None,
         url: str = "",
         credentials: str = "",
@@ -77,6 +83,7 @@ class SandboxGroup:
             sandboxes,
             overcommit,
             egress,
+            pool,
             placement,
         )
         self._conn: Conn | None = None

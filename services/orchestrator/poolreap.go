@@ -1,0 +1,126 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// Pooled sandboxes outlive the worker that keeps them only by accident (a
+// crash, a lost host): their records say which worker keeps them
+// (SandboxStatus.PoolWorker) and each live worker answers on its pool
+// subject (schemas.PoolWorkerSubject). reapPools removes the unclaimed
+// pooled sandboxes of workers that do not answer: at start, also those
+// of the worker's own name, since a worker that starts keeps none yet.
+
+// poolReapInterval is how often a running worker looks for the pooled
+// sandboxes of workers that died.
+const poolReapInterval = 30 * time.Second
+
+// aliveTimeout bounds the question whether a worker lives. A worker that
+// does not answer in time is taken to be alive (busy): only "no
+// responders" says it is gone.
+const aliveTimeout = time.Second
+
+// reapPools removes every unclaimed pooled sandbox whose worker is gone
+// (and, when starting, those of this worker's name): its container,
+// volume, identity, ledger allocation and record. A claimed one belongs
+// to its sandbox and is left alone. Failures are logged; the next run
+// tries again. It blocks until done.
+func (w *Worker) reapPools(ctx context.Context, starting bool) {
+	ids, err := bucketKeys(ctx, w.store.sandboxes)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("list pooled sandboxes to reap", "err", err)
+		}
+		return
+	}
+	alive := map[string]bool{}
+	for _, id := range ids {
+		if !schemas.IsPoolID(id) {
+			continue
+		}
+		p, _, err := w.store.sandbox(ctx, id)
+		if err != nil || !p.Pooled || p.ClaimedBy != "" {
+			continue
+		}
+		owner := p.PoolWorker
+		if owner == w.cfg.Worker && !starting {
+			continue
+		}
+		if owner != w.cfg.Worker && owner != "" {
+			live, ok := alive[owner]
+			if !ok {
+				live = w.workerAlive(ctx, owner)
+				alive[owner] = live
+			}
+			if live {
+				continue
+			}
+		}
+		if err := w.releasePooled(ctx, p); err != nil {
+			w.log.Warn("remove a pooled sandbox whose worker is gone", "sandbox", id, "pool_worker", owner, "err", err)
+			continue
+		}
+		w.log.Info("removed a pooled sandbox whose worker is gone", "sandbox", id, "pool_worker", owner, "host", p.Host)
+	}
+	if starting {
+		w.removeStalePoolCreds(ctx)
+	}
+}
+
+// releasePooled removes unclaimed pooled sandbox p: everything of it when
+// it is on this worker's host; otherwise (its host is another, maybe lost)
+// what is not on that host: its identity, its allocation in that host's
+// ledger and its record. A worker that starts on that host again removes
+// the container (reconcile) and the credentials directory
+// (removeStalePoolCreds).
+func (w *Worker) releasePooled(ctx context.Context, p schemas.SandboxStatus) error {
+	if w.ownedHere(p.Host) {
+		return w.removePooled(ctx, p.ID)
+	}
+	errs := []error{w.revokeIdentity(ctx, p.ID)}
+	if h, err := w.store.host(ctx, p.Host); err == nil && h.EngineID != "" {
+		errs = append(errs, w.store.releaseLedger(ctx, ledgerKey(h.EngineID), p.ID))
+	}
+	errs = append(errs, w.store.deleteSandbox(ctx, p.ID))
+	return errors.Join(errs...)
+}
+
+// removeStalePoolCreds removes the credentials directories of pooled
+// sandboxes that have no record any more (released by a worker of another
+// host while this one was gone).
+func (w *Worker) removeStalePoolCreds(ctx context.Context) {
+	if w.cfg.CredsDir == "" {
+		return
+	}
+	dirs, err := filepath.Glob(filepath.Join(w.cfg.CredsDir, schemas.PoolIDPrefix+"*.d"))
+	if err != nil {
+		return
+	}
+	for _, dir := range dirs {
+		id := strings.TrimSuffix(filepath.Base(dir), ".d")
+		if _, _, err := w.store.sandbox(ctx, id); err == nil || wireError(err).Code != schemas.CodeNotFound {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			w.log.Warn("remove the credentials of a pooled sandbox that no longer exists", "sandbox", id, "err", err)
+		}
+	}
+}
+
+// workerAlive reports whether worker answers on its pool subject. Only
+// a "no responders" answer says no.
+func (w *Worker) workerAlive(ctx context.Context, worker string) bool {
+	ctx, cancel := context.WithTimeout(ctx, aliveTimeout)
+	defer cancel()
+	_, err := w.nc.RequestWithContext(ctx, schemas.PoolWorkerSubject(worker), nil)
+	return !errors.Is(err, nats.ErrNoResponders)
+}
