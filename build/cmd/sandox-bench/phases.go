@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -310,9 +311,11 @@ func (b *bench) throughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	procs0 := procCPU()
 	var count atomic.Int64
 	lat := make([]samples, b.cfg.clients)
 	errs := make([]error, b.cfg.clients)
+	fmt.Fprintf(os.Stderr, "throughput: load for %s\n", b.cfg.duration)
 	deadline := time.Now().Add(b.cfg.duration)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -338,6 +341,7 @@ func (b *bench) throughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	split := cpuSplit(procs0, procCPU(), total1-total0)
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -351,6 +355,7 @@ func (b *bench) throughput(ctx context.Context) error {
 	note := fmt.Sprintf("%d sandboxes, %d clients, %s; host CPU %.0f%% busy of %d cores", b.cfg.sandboxes, b.cfg.clients, b.cfg.duration, busy, numCPU())
 	b.t.figure("throughput", "actions/s (filesystem stat_path)", int(count.Load()), fmt.Sprintf("%.0f", float64(count.Load())/took.Seconds()), note+"; target >= 5,000")
 	b.t.times("throughput", "  latency under load", all, "")
+	b.t.figure("throughput", "  CPU by command, % of all cores", 0, "", split)
 	return nil
 }
 

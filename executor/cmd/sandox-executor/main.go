@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -23,6 +24,13 @@ import (
 )
 
 func main() {
+	// The executor routes messages and runs tools as child processes;
+	// one P saves it the thread wake-ups of handing goroutines to a
+	// second one on every batch (the runtime gives a container at least
+	// two). GOMAXPROCS in the environment still overrides.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Getenv); err != nil {
@@ -60,6 +68,12 @@ func run(ctx context.Context, getenv func(string) string) error {
 		if env, err = awaitClaim(ctx, env, log); err != nil {
 			return err
 		}
+	}
+	// A family this build leaves out (web_tools): the full build serves
+	// the sandbox instead. Pooled sandboxes hand over once claimed, when
+	// their families are known.
+	if err := execFull(env); err != nil {
+		return err
 	}
 	nc, err := connect(env)
 	if err != nil {
