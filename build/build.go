@@ -116,7 +116,14 @@ func (b *Builder) Base(ctx context.Context) error {
 
 // Sandbox makes SandboxImage.
 func (b *Builder) Sandbox(ctx context.Context) error {
-	executor, err := b.goBinary(ctx, "sandox-executor", "./executor/cmd/sandox-executor")
+	// The entrypoint leaves out the web family, so that an idle sandbox
+	// maps a binary less than half the size; it hands a sandbox that
+	// names web_tools to the full build (executor/cmd/sandox-executor).
+	executor, err := b.goBinary(ctx, "sandox-executor", "./executor/cmd/sandox-executor", "nowebtools")
+	if err != nil {
+		return err
+	}
+	full, err := b.goBinary(ctx, "sandox-executor-full", "./executor/cmd/sandox-executor")
 	if err != nil {
 		return err
 	}
@@ -125,9 +132,10 @@ func (b *Builder) Sandbox(ctx context.Context) error {
 		return err
 	}
 	return b.buildIfChanged(ctx, SandboxImage, map[string][]byte{
-		"Dockerfile":      sandboxDockerfile,
-		"sandox-executor": executor,
-		"uv":              uv,
+		"Dockerfile":           sandboxDockerfile,
+		"sandox-executor":      executor,
+		"sandox-executor-full": full,
+		"uv":                   uv,
 	})
 }
 

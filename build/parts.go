@@ -9,15 +9,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // goBinary builds a static Linux binary of pkg for the engine's
-// architecture (this machine's) and returns its bytes. The build is
-// reproducible (-trimpath, no VCS stamp), so an unchanged source gives an
-// unchanged image hash.
-func (b *Builder) goBinary(ctx context.Context, name, pkg string) ([]byte, error) {
+// architecture (this machine's), with the build tags given, and returns
+// its bytes. The build is reproducible (-trimpath, no VCS stamp), so an
+// unchanged source gives an unchanged image hash.
+func (b *Builder) goBinary(ctx context.Context, name, pkg string, tags ...string) ([]byte, error) {
 	out := filepath.Join(b.cfg.CacheDir, "bin", name)
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out, pkg)
+	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, pkg)...)
 	cmd.Dir = b.cfg.RepoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	cmd.Stdout, cmd.Stderr = b.cfg.Progress, b.cfg.Progress

@@ -19,7 +19,7 @@ RUN set -eu; \
     chown sandox:sandox /workspace
 
 COPY uv /usr/local/bin/uv
-COPY sandox-executor /usr/local/bin/sandox-executor
+COPY sandox-executor sandox-executor-full /usr/local/bin/
 
 ENV HOME=/workspace \
     SANDOX_TOOLS_DIR=/opt/sandox/tools \

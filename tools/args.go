@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	invopop "github.com/invopop/jsonschema"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
@@ -20,7 +21,9 @@ var english = message.NewPrinter(language.English)
 // struct is the one source of truth for the arguments: its JSON Schema is
 // generated from it (json tags give the names, fields without omitempty are
 // required, `jsonschema:"description=…"` tags document them), incoming args
-// are validated against that schema, then decoded into A.
+// are validated against that schema, then decoded into A. The schema is
+// generated here; the validator compiles it on the tool's first call, so
+// that an executor whose tools are not called holds no compiled schemas.
 //
 // New panics if A is not a struct, as that is a programming error.
 func New[A any](module, name, description string, fn func(ctx context.Context, args A) (Result, error)) Tool {
@@ -29,7 +32,8 @@ func New[A any](module, name, description string, fn func(ctx context.Context, a
 	if typ == nil || typ.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("tools.New %s.%s: args type must be a struct", module, name))
 	}
-	schema, params := argsSchema(module+"."+name, typ)
+	params := argsParams(module+"."+name, typ)
+	schema := sync.OnceValue(func() *validator.Schema { return compileArgs(module+"."+name, params) })
 	return Tool{
 		Module:      module,
 		Name:        name,
@@ -38,7 +42,7 @@ func New[A any](module, name, description string, fn func(ctx context.Context, a
 		Source:      "builtin",
 		Call: func(ctx context.Context, raw json.RawMessage) (Result, error) {
 			var args A
-			if err := decodeArgs(schema, raw, &args); err != nil {
+			if err := decodeArgs(schema(), raw, &args); err != nil {
 				return Result{}, fmt.Errorf("%s.%s: %w", module, name, err)
 			}
 			return fn(ctx, args)
@@ -46,7 +50,8 @@ func New[A any](module, name, description string, fn func(ctx context.Context, a
 	}
 }
 
-func argsSchema(name string, typ reflect.Type) (*validator.Schema, json.RawMessage) {
+// argsParams generates the JSON Schema of the args struct typ.
+func argsParams(name string, typ reflect.Type) json.RawMessage {
 	r := &invopop.Reflector{DoNotReference: true, Anonymous: true, AllowAdditionalProperties: false}
 	s := r.ReflectFromType(typ)
 	s.Version = "" // the bare schema; the draft is the validator's default
@@ -55,6 +60,13 @@ func argsSchema(name string, typ reflect.Type) (*validator.Schema, json.RawMessa
 	if err != nil {
 		panic(fmt.Sprintf("tools.New %s: %v", name, err))
 	}
+	return params
+}
+
+// compileArgs compiles params, a schema argsParams generated. It panics
+// when it cannot, as that is a programming error (a call turns the panic
+// into an error: see the executor's callTool).
+func compileArgs(name string, params json.RawMessage) *validator.Schema {
 	doc, err := validator.UnmarshalJSON(bytes.NewReader(params))
 	if err != nil {
 		panic(fmt.Sprintf("tools.New %s: %v", name, err))
@@ -68,7 +80,7 @@ func argsSchema(name string, typ reflect.Type) (*validator.Schema, json.RawMessa
 	if err != nil {
 		panic(fmt.Sprintf("tools.New %s: %v", name, err))
 	}
-	return compiled, params
+	return compiled
 }
 
 // decodeArgs validates raw against schema, then decodes it into dst. Errors

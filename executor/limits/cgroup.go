@@ -1,13 +1,15 @@
 package limits
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -27,6 +29,11 @@ type counter struct {
 	message  func(n, limit int64) string
 
 	last int64
+	// file is events, kept open so that a check costs a pread and an
+	// fstat instead of a path walk, an open and a close; nil until the
+	// first read, and again after a failed one. buf holds what it read.
+	file *os.File
+	buf  [512]byte
 }
 
 // memoryCounter counts OOM kills: oom_kill in memory.events (v2) or in
@@ -67,12 +74,49 @@ func (c *counter) start() {
 	if c.events == "" {
 		return
 	}
-	n, err := readKeyed(c.events, c.key)
+	n, err := c.read()
 	if err != nil {
 		c.events = ""
 		return
 	}
 	c.last = n
+}
+
+// read returns the counter's current value. It reads the kept file again
+// from its start (a cgroup file is generated anew at each read) and opens
+// the file again when it was removed or a read failed, so that a counter
+// whose file comes back is watched again.
+func (c *counter) read() (int64, error) {
+	if c.file != nil {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(c.file.Fd()), &st) != nil || st.Nlink == 0 {
+			c.closeFile()
+		}
+	}
+	if c.file == nil {
+		f, err := os.Open(c.events)
+		if err != nil {
+			return 0, err
+		}
+		c.file = f
+	}
+	n, err := c.file.ReadAt(c.buf[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		c.closeFile()
+		return 0, fmt.Errorf("%s: %w", c.events, err)
+	}
+	if n == len(c.buf) {
+		// Longer than any counter file the kernel writes: read it whole.
+		return readKeyed(c.events, c.key)
+	}
+	return keyedValue(c.buf[:n], c.events, c.key)
+}
+
+func (c *counter) closeFile() {
+	if c.file != nil {
+		_ = c.file.Close()
+		c.file = nil
+	}
 }
 
 // check reports the hits counted since the last check. A read error is
@@ -82,7 +126,7 @@ func (c *counter) check() (schemas.LimitHit, bool) {
 	if c.events == "" {
 		return schemas.LimitHit{}, false
 	}
-	n, err := readKeyed(c.events, c.key)
+	n, err := c.read()
 	if err != nil {
 		return schemas.LimitHit{}, false
 	}
@@ -123,11 +167,22 @@ func readKeyed(path, key string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), " ")
-		if ok && k == key {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	return keyedValue(data, path, key)
+}
+
+// keyedValue returns the value of key in data, the content of the flat
+// keyed file path. It does not allocate unless it fails.
+func keyedValue(data []byte, path, key string) (int64, error) {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		k, v, ok := bytes.Cut(line, []byte(" "))
+		if ok && string(k) == key {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
 			if err != nil {
 				return 0, fmt.Errorf("%s: %s: %w", path, key, err)
 			}

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"testing"
 
@@ -38,6 +39,10 @@ func TestModulesAreComplete(t *testing.T) {
 			require.NotEmpty(t, opened.Tools)
 			for _, tl := range opened.Tools {
 				assert.Equal(t, m.Name, tl.Module, "tool %s", tl.FullName())
+				// Its arguments' schema compiles (on first call): an
+				// unknown argument is refused before the tool runs.
+				_, err := tl.Call(context.Background(), json.RawMessage(`{"sandox_no_such_argument": 1}`))
+				assert.ErrorIs(t, err, tools.ErrInvalidArgs, "tool %s", tl.FullName())
 			}
 			if opened.Close != nil {
 				assert.NoError(t, opened.Close())

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // cpuTimes reads the host's total and idle CPU time (in clock ticks) from
@@ -55,6 +57,55 @@ func memUsed() (used, total int64, err error) {
 		}
 	}
 	return total - avail, total, sc.Err()
+}
+
+// memUsedMedian is memUsed read five times, 200 ms apart: the median of
+// the readings, and MemTotal.
+func memUsedMedian() (used, total int64, err error) {
+	var reads []int64
+	for i := range 5 {
+		if i > 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		u, t, err := memUsed()
+		if err != nil {
+			return 0, 0, err
+		}
+		reads, total = append(reads, u), t
+	}
+	slices.Sort(reads)
+	return reads[len(reads)/2], total, nil
+}
+
+// cgroupMemory reads memory.usage_in_bytes (cgroup v1) or memory.current
+// (v2) of the memory cgroup of process pid.
+func cgroupMemory(pid int) (int64, bool) {
+	cg, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(cg), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var file string
+		switch {
+		case slices.Contains(strings.Split(f[1], ","), "memory"):
+			file = filepath.Join("/sys/fs/cgroup/memory", f[2], "memory.usage_in_bytes")
+		case f[0] == "0" && f[1] == "":
+			file = filepath.Join("/sys/fs/cgroup", f[2], "memory.current")
+		default:
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+		return n, err == nil
+	}
+	return 0, false
 }
 
 // containerProcs maps a container id to the host pids of its processes, for

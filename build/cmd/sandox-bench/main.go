@@ -38,6 +38,7 @@ type config struct {
 	clients    int
 	duration   time.Duration
 	idle       int
+	rounds     int
 	only       string
 }
 
@@ -63,11 +64,13 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&c.sandboxes, "sandboxes", 20, "sandboxes in the throughput run")
 	fs.IntVar(&c.clients, "clients", 40, "concurrent clients in the throughput run")
 	fs.DurationVar(&c.duration, "duration", 5*time.Second, "length of the throughput run")
-	fs.IntVar(&c.idle, "idle", 100, "idle sandboxes in the density run")
+	fs.IntVar(&c.idle, "idle", 100, "idle sandboxes in each round of the density run")
+	fs.IntVar(&c.rounds, "rounds", 3, "rounds of the density run (the host figure is the median round)")
 	fs.StringVar(&c.only, "only", "", "run only the phases named, comma-separated (new-sandbox, round-trip, throughput, density); empty: all")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	c.rounds = max(c.rounds, 1)
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -310,9 +312,11 @@ func (b *bench) throughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	procs0 := procCPU()
 	var count atomic.Int64
 	lat := make([]samples, b.cfg.clients)
 	errs := make([]error, b.cfg.clients)
+	fmt.Fprintf(os.Stderr, "throughput: load for %s\n", b.cfg.duration)
 	deadline := time.Now().Add(b.cfg.duration)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -338,6 +342,7 @@ func (b *bench) throughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	split := cpuSplit(procs0, procCPU(), total1-total0)
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -351,32 +356,69 @@ func (b *bench) throughput(ctx context.Context) error {
 	note := fmt.Sprintf("%d sandboxes, %d clients, %s; host CPU %.0f%% busy of %d cores", b.cfg.sandboxes, b.cfg.clients, b.cfg.duration, busy, numCPU())
 	b.t.figure("throughput", "actions/s (filesystem stat_path)", int(count.Load()), fmt.Sprintf("%.0f", float64(count.Load())/took.Seconds()), note+"; target >= 5,000")
 	b.t.times("throughput", "  latency under load", all, "")
+	b.t.figure("throughput", "  CPU by command, % of all cores", 0, "", split)
 	return nil
 }
 
 // density starts idle sandboxes and reads how much more memory the host
-// uses, and what the executors and their children hold.
+// uses, and what the executors and their children hold, in rounds: each
+// round starts b.cfg.idle sandboxes, lets them settle, reads, and ends
+// them. The host figure of a round is the difference of two medians of
+// five readings of MemTotal-MemAvailable; the table gives the median round
+// and every round in its note. The process figures are the last round's.
 func (b *bench) density(ctx context.Context) error {
-	time.Sleep(2 * time.Second) // let the throughput run's sandboxes go
-	used0, memTotal, err := memUsed()
-	if err != nil {
-		return err
+	var perRound []float64
+	var execRSS, execPSS, execAnon, allRSS, cgroupMem samples // in KiB, kept as durations to reuse pct
+	var memTotal int64
+	for round := range b.cfg.rounds {
+		time.Sleep(2 * time.Second) // let the previous sandboxes go
+		used0, total, err := memUsedMedian()
+		if err != nil {
+			return err
+		}
+		memTotal = total
+		sbs, err := b.createMany(ctx, fmt.Sprintf("idle%d", round), b.cfg.idle)
+		if err != nil {
+			endMany(ctx, sbs)
+			return err
+		}
+		time.Sleep(5 * time.Second) // idle: let start-up allocations settle
+		used1, _, err := memUsedMedian()
+		if err != nil {
+			endMany(ctx, sbs)
+			return err
+		}
+		perRound = append(perRound, float64(used1-used0)/float64(b.cfg.idle))
+		if round == b.cfg.rounds-1 {
+			var ids []string
+			for _, sb := range sbs {
+				ids = append(ids, sb.Status().Container)
+			}
+			execRSS, execPSS, execAnon, allRSS, cgroupMem = sandboxMemory(ids)
+		}
+		endMany(ctx, sbs)
 	}
-	sbs, err := b.createMany(ctx, "idle", b.cfg.idle)
-	defer endMany(ctx, sbs)
-	if err != nil {
-		return err
+	slices.Sort(perRound)
+	per := perRound[len(perRound)/2]
+	mib := func(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
+	var rounds []string
+	for _, v := range perRound {
+		rounds = append(rounds, mib(v))
 	}
-	time.Sleep(5 * time.Second) // idle: let start-up allocations settle
-	used1, _, err := memUsed()
-	if err != nil {
-		return err
-	}
-	var ids []string
-	for _, sb := range sbs {
-		ids = append(ids, sb.Status().Container)
-	}
-	var execRSS, execPSS, execAnon, allRSS samples // in KiB, kept as durations to reuse pct
+	b.t.figure("density", "host memory per idle sandbox", b.cfg.idle, mib(per), fmt.Sprintf("median of %d rounds of %d idle sandboxes (%s): MemTotal-MemAvailable before and after, each the median of 5 readings; target <= 10 MiB", b.cfg.rounds, b.cfg.idle, strings.Join(rounds, ", ")))
+	b.t.figure("density", "1,000 idle sandboxes (extrapolated)", 0, fmt.Sprintf("%.1f GiB", per*1000/(1<<30)), fmt.Sprintf("linear from the %d measured; host has %.1f GiB", b.cfg.idle, float64(memTotal)/(1<<30)))
+	b.t.sizes("density", "sandbox cgroup memory, MiB", cgroupMem, "memory.usage_in_bytes of each container: its processes, page cache and kernel memory charged to it, not the engine's shim")
+	b.t.sizes("density", "executor RSS, MiB", execRSS, "target <= 10 MB")
+	b.t.sizes("density", "executor PSS, MiB", execPSS, "the binary's pages shared by all sandboxes counted once")
+	b.t.sizes("density", "executor anonymous memory, MiB", execAnon, "its own heap and stacks")
+	b.t.sizes("density", "all processes of a sandbox, RSS MiB", allRSS, "init, executor, Python tool host, shell")
+	return nil
+}
+
+// sandboxMemory reads, for the containers ids, the RSS, PSS and anonymous
+// memory of each executor, the RSS of all of each sandbox's processes and
+// each container's cgroup memory, in KiB.
+func sandboxMemory(ids []string) (execRSS, execPSS, execAnon, allRSS, cgroupMem samples) {
 	for _, pids := range containerProcs(ids) {
 		var sum int64
 		for _, pid := range pids {
@@ -390,14 +432,11 @@ func (b *bench) density(ctx context.Context) error {
 			}
 		}
 		allRSS = append(allRSS, time.Duration(sum>>10))
+		if len(pids) > 0 {
+			if n, ok := cgroupMemory(pids[0]); ok {
+				cgroupMem = append(cgroupMem, time.Duration(n>>10))
+			}
+		}
 	}
-	per := float64(used1-used0) / float64(b.cfg.idle)
-	mib := func(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
-	b.t.figure("density", "host memory per idle sandbox", b.cfg.idle, mib(per), fmt.Sprintf("MemTotal-MemAvailable before and after %d idle sandboxes; target <= 10 MiB", b.cfg.idle))
-	b.t.figure("density", "1,000 idle sandboxes (extrapolated)", 0, fmt.Sprintf("%.1f GiB", per*1000/(1<<30)), fmt.Sprintf("linear from the %d measured; host has %.1f GiB", b.cfg.idle, float64(memTotal)/(1<<30)))
-	b.t.sizes("density", "executor RSS, MiB", execRSS, "target <= 10 MB")
-	b.t.sizes("density", "executor PSS, MiB", execPSS, "the binary's pages shared by all sandboxes counted once")
-	b.t.sizes("density", "executor anonymous memory, MiB", execAnon, "its own heap and stacks")
-	b.t.sizes("density", "all processes of a sandbox, RSS MiB", allRSS, "init, executor, Python tool host, shell")
-	return nil
+	return execRSS, execPSS, execAnon, allRSS, cgroupMem
 }

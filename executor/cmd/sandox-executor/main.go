@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,6 +25,13 @@ import (
 )
 
 func main() {
+	// The executor routes messages and runs tools as child processes;
+	// one P saves it the thread wake-ups of handing goroutines to a
+	// second one on every batch (the runtime gives a container at least
+	// two). GOMAXPROCS in the environment still overrides.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Getenv); err != nil {
@@ -43,6 +51,14 @@ func run(ctx context.Context, getenv func(string) string) error {
 	}
 	// The server adds the sandbox tag itself.
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})).With("group", env.GroupID)
+
+	// A family this build leaves out (web_tools): the full build serves
+	// the sandbox instead, before anything is opened. A pooled sandbox's
+	// families are its pool's, and a claim keeps them (the image is the
+	// same), so it hands over here too.
+	if err := execFull(env); err != nil {
+		return err
+	}
 
 	// Before the tools start, so that what they run into is reported.
 	watcher, err := limits.New(limitsConfig(env))
