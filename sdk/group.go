@@ -42,6 +42,10 @@ type GroupConfig struct {
 	// Egress is the default egress policy of its sandboxes; nil is none
 	// (no network at all).
 	Egress *schemas.Egress
+	// Placement says how its sandboxes are spread over the orchestrator's
+	// hosts: schemas.PlacementSpread (the default, "") or
+	// schemas.PlacementPack.
+	Placement schemas.Placement
 }
 
 // InitialSandbox is a sandbox listed in the group config.
@@ -126,6 +130,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 		KeepDatabaseData: cfg.KeepDatabaseData,
 		Overcommit:       cfg.Overcommit,
 		Egress:           cfg.Egress,
+		Placement:        cfg.Placement,
 	}
 	for _, sb := range cfg.Sandboxes {
 		s, err := sandboxSpec(sb.ID, sb.SandboxOptions, cfg.ComputeResources)

@@ -1,0 +1,67 @@
+package multihost
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/services/audit"
+)
+
+// auditCommands replays the audit log as `sandox audit` does and returns
+// the command entries of the run's groups (group ids start with prefix),
+// in the log's order.
+func auditCommands(t *testing.T, js jetstream.JetStream, prefix string) []audit.Entry {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var out []audit.Entry
+	err := audit.Replay(ctx, js, audit.Filter{Kinds: []string{string(audit.KindCommand)}}, false, func(e audit.Entry) error {
+		if strings.HasPrefix(e.GroupID, prefix) {
+			out = append(out, e)
+		}
+		return nil
+	})
+	require.NoError(t, err, "audit replay")
+	return out
+}
+
+// assertCommandsOnce checks that every command appears once in entries,
+// and that each sandbox was created and started once and each group
+// created, started and ended once by its client (commands a worker makes
+// of a group command, such as the end of a group's part on one host, have
+// ids of their own: cmd.ID + "-end-" + host).
+func assertCommandsOnce(t *testing.T, entries []audit.Entry, groups, sandboxes []string) {
+	t.Helper()
+	byID := map[string]int{}
+	byTarget := map[string]int{}
+	for _, e := range entries {
+		byID[e.CommandID]++
+		if strings.Contains(e.CommandID, "-end-") || strings.Contains(e.CommandID, "-create-") || strings.Contains(e.CommandID, "-start-") {
+			continue // a worker's part of a group command
+		}
+		target := e.GroupID
+		if e.SandboxID != "" {
+			target = e.SandboxID
+		}
+		byTarget[e.What+" "+target]++
+	}
+	for id, n := range byID {
+		assert.Equal(t, 1, n, "command %s in the audit log", id)
+	}
+	for _, g := range groups {
+		for _, kind := range []string{"create_group", "start_group", "end_group"} {
+			assert.Equal(t, 1, byTarget[kind+" "+g], "%s of group %s in the audit log", kind, g)
+		}
+	}
+	for _, sb := range sandboxes {
+		for _, kind := range []string{"create_sandbox", "start_sandbox"} {
+			assert.Equal(t, 1, byTarget[kind+" "+sb], "%s of sandbox %s in the audit log", kind, sb)
+		}
+	}
+}

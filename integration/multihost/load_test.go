@@ -1,0 +1,140 @@
+package multihost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/sdk"
+)
+
+// Deadlines of the load: every wait has one, so nothing can hang. A create
+// may wait for a redelivery (the command's AckWait, 30 s) after its worker
+// is killed, and then for the sandbox to start.
+const (
+	commandTimeout = 150 * time.Second
+	batchTimeout   = 30 * time.Second
+)
+
+// typedErrors are the error classes a batch may end with when the bus or a
+// worker goes under it: anything else (an untyped error) fails the test.
+var typedErrors = []error{sdk.ErrSandboxGone, sdk.ErrTimeout, sdk.ErrUnavailable, sdk.ErrNotFound, sdk.ErrClosed}
+
+// typed reports whether err wraps one of the SDK's error classes.
+func typed(err error) bool {
+	for _, e := range typedErrors {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// batchOutcome is what one batch got: its observations, or an error.
+type batchOutcome struct {
+	sandbox string
+	marker  string
+	obs     []schemas.Observation
+	err     error
+	sent    time.Time
+	took    time.Duration
+}
+
+// ok reports whether the batch got its one observation, successful and
+// with the marker it echoed.
+func (b batchOutcome) ok() bool {
+	return b.err == nil && len(b.obs) == 1 && b.obs[0].Error == nil && strings.Contains(b.obs[0].Stdout, b.marker)
+}
+
+// sandboxRun is what the load did with one sandbox.
+type sandboxRun struct {
+	group, id string
+	sb        *sdk.Sandbox
+	createErr error
+	startErr  error
+	started   time.Time // when its start returned
+	batches   []batchOutcome
+}
+
+// load drives the sandboxes of the test: it records every outcome and
+// calls onStarted each time a sandbox starts.
+type load struct {
+	mu   sync.Mutex
+	runs []*sandboxRun
+	// started counts the sandboxes started so far.
+	started   int
+	onStarted func(n int)
+}
+
+// echoBatch is a batch of one shell command that echoes marker.
+func echoBatch(marker string) schemas.Actions {
+	return schemas.Actions{{Tool: "terminal_tools.run", Args: json.RawMessage(`{"command": "echo ` + marker + `"}`)}}
+}
+
+// send runs one batch on sb and records it.
+func (l *load) send(ctx context.Context, run *sandboxRun, marker string) batchOutcome {
+	ctx, cancel := context.WithTimeout(ctx, batchTimeout)
+	defer cancel()
+	out := batchOutcome{sandbox: run.id, marker: marker, sent: time.Now()}
+	out.obs, out.err = run.sb.SendActions(ctx, echoBatch(marker))
+	out.took = time.Since(out.sent)
+	l.mu.Lock()
+	run.batches = append(run.batches, out)
+	l.mu.Unlock()
+	return out
+}
+
+// drive creates and starts sandbox id of g, then sends it batches batches
+// one after another.
+func (l *load) drive(ctx context.Context, g *sdk.SandboxGroup, id string, batches int) {
+	run := &sandboxRun{group: g.ID(), id: id}
+	l.mu.Lock()
+	l.runs = append(l.runs, run)
+	l.mu.Unlock()
+	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	sb, err := g.CreateSandbox(cctx, id, sdk.SandboxOptions{})
+	cancel()
+	l.mu.Lock()
+	run.sb, run.createErr = sb, err
+	l.mu.Unlock()
+	if err != nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	err = sb.Start(sctx)
+	cancel()
+	l.mu.Lock()
+	run.startErr, run.started = err, time.Now()
+	if err == nil {
+		l.started++
+	}
+	n := l.started
+	l.mu.Unlock()
+	if err != nil {
+		return
+	}
+	if l.onStarted != nil {
+		l.onStarted(n)
+	}
+	for k := range batches {
+		l.send(ctx, run, fmt.Sprintf("%s-b%d", id, k))
+	}
+}
+
+// running returns the runs whose sandbox was created and started.
+func (l *load) running() []*sandboxRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []*sandboxRun
+	for _, r := range l.runs {
+		if r.createErr == nil && r.startErr == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
