@@ -62,14 +62,6 @@ func HostCommandFilter(host string) string { return HostCommandPrefix + host + "
 // HostConsumer is the durable consumer the workers of host share.
 func HostConsumer(host string) string { return CommandConsumer + "-host-" + host }
 
-// HeaderHost, on a create forwarded to a host, records that the placement
-// chose it; HeaderTried lists (comma-separated) the hosts a create was
-// already sent to.
-const (
-	HeaderHost  = "Sandox-Host"
-	HeaderTried = "Sandox-Tried"
-)
-
 // ResultSubject is where the orchestrator publishes a command's result.
 func ResultSubject(commandID string) string { return "sandox.evt.result." + commandID }
 

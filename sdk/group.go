@@ -42,9 +42,9 @@ type GroupConfig struct {
 	// Egress is the default egress policy of its sandboxes; nil is none
 	// (no network at all).
 	Egress *schemas.Egress
-	// Placement says how its sandboxes are spread over the orchestrator's
-	// hosts: schemas.PlacementSpread (the default, "") or
-	// schemas.PlacementPack.
+	// Placement says how the group's sandboxes are spread over the
+	// orchestrator's hosts (Docker engines): schemas.PlacementSpread (the
+	// default, "") or schemas.PlacementPack.
 	Placement schemas.Placement
 }
 

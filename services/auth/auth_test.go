@@ -129,6 +129,8 @@ func TestClientPermissions(t *testing.T) {
 		{"client takes commands", auth.RoleClient, "publish", "$JS.API.CONSUMER.MSG.NEXT.SANDOX_COMMANDS.orchestrator"},
 		{"client mints identities", auth.RoleClient, "publish", auth.MintSubject},
 		{"client reads sandbox traffic", auth.RoleClient, "subscription", "sandbox.>"},
+		{"client sends a command to a host", auth.RoleClient, "publish", "sandox.cmd.host.host-a.end_group"},
+		{"client asks a host for stats", auth.RoleClient, "publish", "sandox.req.host.host-a.stats.sandbox.sb-a"},
 		{"audit sends a command", auth.RoleAudit, "publish", "sandox.cmd.end_group"},
 		{"audit sends a batch", auth.RoleAudit, "publish", "sandbox.sb-a.actions"},
 		{"audit sends a request", auth.RoleAudit, "publish", "sandox.req.status"},

@@ -96,6 +96,9 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 			"$JS.API.>", "$JS.ACK.>", "$JS.FC.>", "_INBOX.>",
 		)
 		p.Pub.Deny.Add(jsWrites...)
+		// The subjects of commands and requests passed to one host are
+		// the workers' own: a client's go through placement.
+		p.Pub.Deny.Add(schemas.HostCommandPrefix+">", schemas.RequestSubjectPrefix+"host.>")
 		p.Sub.Allow.Add("sandox.evt.>", "sandox.obs.>", "_INBOX.>")
 	case RoleAudit:
 		p.Pub.Allow.Add("$JS.API.>", "$JS.FC.>", "_INBOX.>")

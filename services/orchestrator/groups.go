@@ -140,6 +140,14 @@ func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec sch
 		if err := resultError(res, err); err != nil && wireError(err).Code != schemas.CodeAlreadyExists {
 			return schemas.SandboxStatus{}, err
 		}
+		// The host may have passed the create on (retryElsewhere): start
+		// it where it was made.
+		if st, _, err = w.store.sandbox(ctx, spec.ID); err != nil {
+			return schemas.SandboxStatus{}, err
+		}
+		if host = st.Host; w.ownedHere(host) {
+			return w.ensureSandboxRunning(ctx, g, spec, cmdID)
+		}
 	}
 	res, err := w.delegate(ctx, host, schemas.Command{ID: cmdID + "-start-" + spec.ID, Kind: schemas.StartSandbox, GroupID: g.ID, SandboxID: spec.ID})
 	if len(res.Sandboxes) == 1 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
@@ -195,6 +196,9 @@ func (w *Worker) detectLostHosts(ctx context.Context) {
 		if err := w.markHostLost(ctx, h); err != nil {
 			w.log.Warn("mark the sandboxes of a lost host", "host", name, "err", err)
 		}
+		if err := w.failQueued(ctx, name); err != nil {
+			w.log.Warn("answer the commands queued for a lost host", "host", name, "err", err)
+		}
 	}
 }
 
@@ -281,6 +285,53 @@ func (w *Worker) cleanLost(ctx context.Context) {
 		unlock()
 		if err != nil {
 			w.log.Warn("remove what a lost sandbox held", "sandbox", id, "err", err)
+		}
+	}
+}
+
+// failQueued answers, with CodeUnavailable, the commands waiting on the
+// consumer of lost host name (forwarded while it was silent), so that
+// their requesters do not wait for a host that may never come back; a
+// command already answered is only acknowledged. It takes what is
+// waiting now: a command the host's dead worker held comes back after
+// AckWait, and the host's workers take it if they return.
+func (w *Worker) failQueued(ctx context.Context, name string) error {
+	cons, err := w.js.Consumer(ctx, schemas.CommandStream, schemas.HostConsumer(name))
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	for {
+		batch, err := cons.FetchNoWait(64)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for msg := range batch.Messages() {
+			n++
+			subject, _ := clientSubject(msg.Subject())
+			hdr := maps.Clone(msg.Headers())
+			delete(hdr, nats.MsgIdHdr)
+			cmd, _, err := decodeCommand(subject, hdr, msg.Data())
+			if err != nil {
+				_ = msg.Term()
+				continue
+			}
+			if _, ok := w.previousResult(ctx, cmd.ID); !ok {
+				res := schemas.CommandResult{CommandID: cmd.ID, Kind: cmd.Kind, Worker: w.cfg.Worker,
+					Error: schemas.Errorf(schemas.CodeUnavailable, "host %s was lost before it ran %s", name, cmd.Kind)}
+				if err := w.publishResult(res, w.log.With("command", cmd.ID)); err != nil {
+					continue // left for the next delivery
+				}
+			}
+			_ = msg.Ack()
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			return err
+		}
+		if n == 0 {
+			return nil
 		}
 	}
 }

@@ -39,6 +39,9 @@ type memRuntime struct {
 	history    []Event
 	subs       map[*memSub]struct{}
 	next       int
+	// idPrefix begins its container ids ("c" when empty), so that two
+	// engines' ids differ as real ones do.
+	idPrefix string
 
 	procs sync.WaitGroup // process and event goroutines
 }
@@ -171,7 +174,11 @@ func (r *memRuntime) Create(_ context.Context, spec ContainerSpec) (string, erro
 		}
 	}
 	r.next++
-	id := fmt.Sprintf("c%04d", r.next)
+	prefix := r.idPrefix
+	if prefix == "" {
+		prefix = "c"
+	}
+	id := fmt.Sprintf("%s%04d", prefix, r.next)
 	r.containers[id] = &memContainer{
 		spec:  spec,
 		state: ContainerState{ID: id, Name: spec.Name, Status: StatusCreated, Labels: spec.Labels},

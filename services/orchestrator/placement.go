@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -109,10 +110,17 @@ func (w *Worker) placeHere(hosts map[string]schemas.HostStatus) bool {
 	return len(hosts) == 0 || len(hosts) == 1 && mine
 }
 
+// placeAge is how recent a host's heartbeat must be for a new sandbox to
+// be placed there: three heartbeats, so that a host that has just died
+// gets no creates while it waits to be marked lost (HostLostAfter).
+func (w *Worker) placeAge() time.Duration {
+	return min(3*w.cfg.HostHeartbeat, w.cfg.HostLostAfter)
+}
+
 // placeSandbox chooses the host of a new sandbox spec in group g: this
 // worker's own when it is the only live host, else by place.
 func (w *Worker) placeSandbox(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
-	hosts, err := w.store.liveHosts(ctx, w.cfg.HostLostAfter)
+	hosts, err := w.store.liveHosts(ctx, w.placeAge())
 	if err != nil {
 		return "", err
 	}

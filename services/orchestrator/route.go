@@ -42,8 +42,15 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		if err != nil {
 			return "", nil
 		}
-		if _, _, err := w.store.sandbox(ctx, cmd.SandboxID); err == nil {
-			return "", nil // already_exists, answered here
+		if st, _, err := w.store.sandbox(ctx, cmd.SandboxID); err == nil {
+			// Taken: by another command (already_exists), or by this one,
+			// forwarded before a redelivery, and maybe still running on
+			// its host. That host answers either way; a forward repeated
+			// within the duplicate window is stored once.
+			if w.ownedHere(st.Host) || !w.hostLive(ctx, st.Host) {
+				return "", nil
+			}
+			return st.Host, nil
 		}
 		spec := *cmd.Sandbox
 		spec.ID = cmd.SandboxID
@@ -71,13 +78,19 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 // Nats-Msg-Id is derived from the command id, so a forward repeated after
 // a redelivery is stored once; the host's worker answers the command on
 // its result subject as any worker would.
-func (w *Worker) forward(ctx context.Context, msg jetstream.Msg, cmd schemas.Command, host string) {
+//
+// tried, when not empty, lists the hosts a create was sent to already
+// (HeaderTried), so that the next does not send it back.
+func (w *Worker) forward(ctx context.Context, msg jetstream.Msg, cmd schemas.Command, host string, tried ...string) {
 	out := nats.NewMsg(schemas.HostCommandSubject(host, cmd.Kind))
 	out.Data = msg.Data()
 	for k, v := range msg.Headers() {
 		out.Header[k] = v
 	}
 	out.Header.Del(nats.MsgIdHdr)
+	if len(tried) > 0 {
+		out.Header.Set(HeaderTried, strings.Join(tried, ","))
+	}
 	if _, err := w.js.PublishMsg(ctx, out, jetstream.WithMsgID(cmd.ID+"-to-"+host)); err != nil {
 		w.log.Warn("forward command to its host", "command", cmd.ID, "kind", cmd.Kind, "host", host, "err", err)
 		_ = msg.NakWithDelay(time.Second)
@@ -87,6 +100,49 @@ func (w *Worker) forward(ctx context.Context, msg jetstream.Msg, cmd schemas.Com
 		w.log.Warn("ack forwarded command", "command", cmd.ID, "err", err)
 	}
 	w.log.Debug("command forwarded", "command", cmd.ID, "kind", cmd.Kind, "host", host)
+}
+
+// HeaderTried, on a create forwarded to a host, lists (comma-separated)
+// the hosts whose admission refused it already.
+const HeaderTried = "Sandox-Tried"
+
+// retryElsewhere forwards a create that this host's admission refused
+// (another create took the room between placement's dry run and the
+// admission) to the next host placement finds, leaving out this host and
+// those in hdr's HeaderTried. It reports whether it forwarded msg; if not,
+// the refusal is the answer.
+func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats.Header, cmd schemas.Command) bool {
+	if cmd.Sandbox == nil {
+		return false
+	}
+	var tried []string
+	if t := hdr.Get(HeaderTried); t != "" {
+		tried = strings.Split(t, ",")
+	}
+	tried = append(tried, w.hostName)
+	g, _, err := w.store.group(ctx, cmd.GroupID)
+	if err != nil {
+		return false
+	}
+	hosts, err := w.store.liveHosts(ctx, w.placeAge())
+	if err != nil {
+		return false
+	}
+	for _, t := range tried {
+		delete(hosts, t)
+	}
+	if len(hosts) == 0 {
+		return false
+	}
+	spec := *cmd.Sandbox
+	spec.ID = cmd.SandboxID
+	host, err := w.place(ctx, hosts, g, spec)
+	if err != nil {
+		return false
+	}
+	w.log.Info("admission refused a placed create; trying the next host", "command", cmd.ID, "sandbox", cmd.SandboxID, "host", host, "tried", tried)
+	w.forward(ctx, msg, cmd, host, tried...)
+	return true
 }
 
 // delegate has host's workers run cmd, a part of a group command, and

@@ -257,6 +257,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		res = w.execute(ctx, cmd, forwarded)
 	}
 	stop()
+	if refusal == nil && cmd.Kind == schemas.CreateSandbox && res.Error != nil && res.Error.Code == schemas.CodeResourceExhausted &&
+		w.retryElsewhere(ctx, msg, hdr, cmd) {
+		return
+	}
 	res.CommandID, res.Kind, res.Worker = cmd.ID, cmd.Kind, w.cfg.Worker
 	res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 
