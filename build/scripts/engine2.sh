@@ -5,7 +5,7 @@
 #
 # The second engine is a second dockerd with everything of its own: socket
 # (SANDOX_DOCKER2_HOST, default unix:///run/sandox-docker2.sock), data root,
-# exec root, pid file, containerd (dockerd starts a managed one under the exec
+# exec root, pid file, identity (see below), containerd (dockerd starts a managed one under the exec
 # root) and containerd namespaces, cgroup parent, bridge (sandox-br2 on
 # 10.213.0.1/24) and default address pools (10.214.0.0/16 in /24s), none of
 # which overlaps the first engine's (docker0, 172.17.0.0/16, and the default
@@ -13,6 +13,12 @@
 # (--iptables=false, --ip-masq=false): the chains are shared by every engine
 # on a machine, and sandboxes reach the bus through a Unix socket, not the
 # network. The first engine is not touched.
+#
+# An engine's ID comes from /etc/docker/key.json, a path dockerd 20.10 has
+# no flag for, and sandox keys a host's ledger by it: two engines reading
+# the same key would be one host to it. So the second dockerd runs in a
+# mount namespace of its own (slave: it sees the machine's mounts, the
+# machine does not see its) where /etc/docker is its own directory.
 #
 # It then loads the images sandboxes need from the first engine
 # (docker save | docker -H ... load), skipping those whose image id already
@@ -53,9 +59,18 @@ copy_images() {
 }
 
 if d2 info >/dev/null 2>&1; then
-  copy_images
-  log "second engine answers on $host"
-  exit 0
+  if [ "$(d2 info -f '{{.ID}}')" != "$(docker info -f '{{.ID}}' 2>/dev/null)" ]; then
+    copy_images
+    log "second engine answers on $host"
+    exit 0
+  fi
+  # One started before it had an identity of its own: start it again.
+  log "the second engine has the first one's ID: restarting it"
+  kill "$(cat "$exec_root/dockerd.pid")"
+  for _ in $(seq 1 30); do
+    d2 info >/dev/null 2>&1 || break
+    sleep 1
+  done
 fi
 
 # engine.sh installs dockerd when it is missing (and starts the first
@@ -80,12 +95,15 @@ fi
 mkdir -p "$root" "$exec_root"
 # Its own (empty) configuration file: a /etc/docker/daemon.json written for
 # the first engine must not apply to this one.
-[ -f "$root/daemon.json" ] || echo '{}' >"$root/daemon.json"
+etc="$root/etc-docker"
+mkdir -p "$etc" /etc/docker
+[ -f "$etc/daemon.json" ] || echo '{}' >"$etc/daemon.json"
 rm -f "$sock"
 
 log "starting a second dockerd on $host (log: $logfile)"
-setsid dockerd \
-  --config-file "$root/daemon.json" \
+setsid unshare --mount --propagation slave sh -c 'mount --bind "$0" /etc/docker && exec "$@"' "$etc" \
+  dockerd \
+  --config-file /etc/docker/daemon.json \
   --host "$host" \
   --data-root "$root" \
   --exec-root "$exec_root" \
