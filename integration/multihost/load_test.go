@@ -57,8 +57,10 @@ type sandboxRun struct {
 	sb        *sdk.Sandbox
 	createErr error
 	startErr  error
-	started   time.Time // when its start returned
-	batches   []batchOutcome
+	// creates and starts count the tries of each command.
+	creates, starts int
+	started         time.Time // when its start returned
+	batches         []batchOutcome
 }
 
 // load drives the sandboxes of the test: it records every outcome and
@@ -96,18 +98,22 @@ func (l *load) drive(ctx context.Context, g *sdk.SandboxGroup, id string, batche
 	l.mu.Lock()
 	l.runs = append(l.runs, run)
 	l.mu.Unlock()
-	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	sb, err := g.CreateSandbox(cctx, id, sdk.SandboxOptions{})
-	cancel()
+	var sb *sdk.Sandbox
+	err := retry(ctx, &run.creates, func(ctx context.Context, again bool) (err error) {
+		sb, err = g.CreateSandbox(ctx, id, sdk.SandboxOptions{})
+		if again && errors.Is(err, sdk.ErrAlreadyExists) {
+			// The try that seemed lost made it.
+			sb, err = g.Attach(id), nil
+		}
+		return err
+	})
 	l.mu.Lock()
 	run.sb, run.createErr = sb, err
 	l.mu.Unlock()
 	if err != nil {
 		return
 	}
-	sctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	err = sb.Start(sctx)
-	cancel()
+	err = retry(ctx, &run.starts, func(ctx context.Context, _ bool) error { return sb.Start(ctx) })
 	l.mu.Lock()
 	run.startErr, run.started = err, time.Now()
 	if err == nil {
@@ -137,4 +143,27 @@ func (l *load) running() []*sandboxRun {
 		}
 	}
 	return out
+}
+
+// maxTries bounds the tries of a lifecycle command.
+const maxTries = 3
+
+// retry calls try, each time with its own deadline, until it succeeds,
+// fails for good, or maxTries were made. A client does what the SDK's
+// errors tell it to: a command that could not be published while the
+// cluster moved its leader (ErrUnavailable) or got no result in time
+// (ErrTimeout) is sent again, as a new command; the others are final. again
+// is true from the second try on; tries counts them.
+func retry(ctx context.Context, tries *int, try func(ctx context.Context, again bool) error) error {
+	var err error
+	for *tries < maxTries {
+		*tries++
+		cctx, cancel := context.WithTimeout(ctx, commandTimeout)
+		err = try(cctx, *tries > 1)
+		cancel()
+		if err == nil || !errors.Is(err, sdk.ErrUnavailable) && !errors.Is(err, sdk.ErrTimeout) {
+			return err
+		}
+	}
+	return err
 }
