@@ -30,7 +30,17 @@ fi
 
 logfile=${SANDOX_DOCKERD_LOG:-/var/log/sandox-dockerd.log}
 log "starting dockerd (log: $logfile)"
-setsid dockerd >"$logfile" 2>&1 < /dev/null &
+# The daemon must not inherit this script's open files: run under
+# `flock LOCK bash engine.sh`, it would otherwise hold the lock for as long
+# as it runs, and every later `flock LOCK ...` would wait for ever.
+closefds_then_exec() {
+  local me=$BASHPID fd
+  for fd in $(ls "/proc/$me/fd"); do
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+  done
+  exec "$@"
+}
+closefds_then_exec setsid dockerd >"$logfile" 2>&1 < /dev/null &
 for _ in $(seq 1 60); do
   if docker info >/dev/null 2>&1; then
     log "docker engine answers ($(docker version --format '{{.Server.Version}} API {{.Server.APIVersion}}'))"

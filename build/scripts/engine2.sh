@@ -100,8 +100,19 @@ mkdir -p "$etc" /etc/docker
 [ -f "$etc/daemon.json" ] || echo '{}' >"$etc/daemon.json"
 rm -f "$sock"
 
+# The daemon must not inherit this script's open files: run under
+# `flock LOCK bash engine2.sh`, it would otherwise hold the lock for as long
+# as it runs, and every later `flock LOCK ...` would wait for ever.
+closefds_then_exec() {
+  local me=$BASHPID fd
+  for fd in $(ls "/proc/$me/fd"); do
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+  done
+  exec "$@"
+}
+
 log "starting a second dockerd on $host (log: $logfile)"
-setsid unshare --mount --propagation slave sh -c 'mount --bind "$0" /etc/docker && exec "$@"' "$etc" \
+closefds_then_exec setsid unshare --mount --propagation slave sh -c 'mount --bind "$0" /etc/docker && exec "$@"' "$etc" \
   dockerd \
   --config-file /etc/docker/daemon.json \
   --host "$host" \
