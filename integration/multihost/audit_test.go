@@ -2,6 +2,7 @@ package multihost
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/audit"
 )
 
@@ -67,4 +69,35 @@ func assertCommandsOnce(t *testing.T, entries []audit.Entry, groups []string, ru
 			assert.True(t, n >= 1 && n <= tries, "%s of sandbox %s: %d in the audit log, %d sent", kind, r.id, n, tries)
 		}
 	}
+}
+
+// recordsInStream counts, straight from the stream (as `nats stream get`
+// would, not through the replay), the records of each command of the run's
+// groups: more than one means it was redelivered after its worker died.
+func recordsInStream(t *testing.T, js jetstream.JetStream, prefix string) map[string]int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	s, err := js.Stream(ctx, schemas.EventStream)
+	require.NoError(t, err)
+	info, err := s.Info(ctx)
+	require.NoError(t, err)
+	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{schemas.CommandRecordSubject("*")}})
+	require.NoError(t, err)
+	n := map[string]int{}
+	for {
+		msg, err := cons.Next(jetstream.FetchMaxWait(2 * time.Second))
+		if err != nil {
+			break // read all there is
+		}
+		var rec schemas.CommandRecord
+		require.NoError(t, json.Unmarshal(msg.Data(), &rec))
+		if strings.HasPrefix(rec.Command.GroupID, prefix) {
+			n[rec.Command.ID]++
+		}
+		if md, err := msg.Metadata(); err == nil && md.Sequence.Stream >= info.State.LastSeq {
+			break
+		}
+	}
+	return n
 }

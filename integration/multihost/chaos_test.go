@@ -146,21 +146,25 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 
 	var drivers sync.WaitGroup
 	for _, g := range groups {
+		var ids []string
 		for j := range sandboxesPerGrp {
-			id := fmt.Sprintf("%s-s%d", g.ID(), j)
-			sandboxIDs = append(sandboxIDs, id)
-			drivers.Go(func() { l.drive(t.Context(), g, id, batchesPerSb) })
+			ids = append(ids, fmt.Sprintf("%s-s%d", g.ID(), j))
 		}
+		sandboxIDs = append(sandboxIDs, ids...)
+		drivers.Go(func() { l.driveGroup(t.Context(), g, ids, batchesPerSb) })
 	}
 	finished := make(chan struct{})
 	go func() { drivers.Wait(); close(finished) }()
 	select {
 	case <-finished:
-	case <-time.After(2*commandTimeout + sandboxesPerGrp*batchesPerSb*batchTimeout):
+	case <-time.After(sandboxesPerGrp*maxTries*2*commandTimeout + batchesPerSb*batchTimeout):
 		t.Fatal("the load did not finish within its deadlines: something hangs")
 	}
 	chaosDone.Wait()
 	tl.mark("load done")
+	// The restarted worker heartbeats again: its host is up.
+	waitHostsUp(t, js, e1.host, e2.host)
+	tl.mark("both hosts up")
 
 	// Every requested sandbox was created and started, and every batch got
 	// its observations or a typed error.
@@ -246,9 +250,17 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 	auditor := c.connect(t, auth.RoleAudit, "multihost audit")
 	ajs, err := jetstream.New(auditor)
 	require.NoError(t, err)
-	entries := auditCommands(t, ajs, fmt.Sprintf("mh%d-", os.Getpid()))
+	prefix := fmt.Sprintf("mh%d-", os.Getpid())
+	entries := auditCommands(t, ajs, prefix)
 	assertCommandsOnce(t, entries, groupIDs, l.runs)
-	t.Logf("audit: %d commands; the test took %s", len(entries), time.Since(began).Round(time.Millisecond))
+	redelivered := 0
+	for _, n := range recordsInStream(t, ajs, prefix) {
+		if n > 1 {
+			redelivered++
+		}
+	}
+	t.Logf("audit: %d commands shown once each; %d of them recorded more than once in the stream (redelivered after the kill); worker restarts by supervision: h1 %d, h2 %d; the test took %s",
+		len(entries), redelivered, w1.restartCount(), w2.restartCount(), time.Since(began).Round(time.Millisecond))
 }
 
 // waitHostsUp waits until every named host has a record that is up.

@@ -91,9 +91,28 @@ func (l *load) send(ctx context.Context, run *sandboxRun, marker string) batchOu
 	return out
 }
 
-// drive creates and starts sandbox id of g, then sends it batches batches
-// one after another.
-func (l *load) drive(ctx context.Context, g *sdk.SandboxGroup, id string, batches int) {
+// driveGroup creates and starts the sandboxes of g one after another, as
+// one client of the group does, so that spread placement sees each one
+// before it places the next; each sandbox, once it runs, is sent batches
+// batches one after another while the next is created.
+func (l *load) driveGroup(ctx context.Context, g *sdk.SandboxGroup, ids []string, batches int) {
+	var senders sync.WaitGroup
+	defer senders.Wait()
+	for _, id := range ids {
+		run := l.createAndStart(ctx, g, id)
+		if run.createErr != nil || run.startErr != nil {
+			continue
+		}
+		senders.Go(func() {
+			for k := range batches {
+				l.send(ctx, run, fmt.Sprintf("%s-b%d", id, k))
+			}
+		})
+	}
+}
+
+// createAndStart creates and starts sandbox id of g, and records the run.
+func (l *load) createAndStart(ctx context.Context, g *sdk.SandboxGroup, id string) *sandboxRun {
 	run := &sandboxRun{group: g.ID(), id: id}
 	l.mu.Lock()
 	l.runs = append(l.runs, run)
@@ -111,7 +130,7 @@ func (l *load) drive(ctx context.Context, g *sdk.SandboxGroup, id string, batche
 	run.sb, run.createErr = sb, err
 	l.mu.Unlock()
 	if err != nil {
-		return
+		return run
 	}
 	err = retry(ctx, &run.starts, func(ctx context.Context, _ bool) error { return sb.Start(ctx) })
 	l.mu.Lock()
@@ -121,15 +140,10 @@ func (l *load) drive(ctx context.Context, g *sdk.SandboxGroup, id string, batche
 	}
 	n := l.started
 	l.mu.Unlock()
-	if err != nil {
-		return
-	}
-	if l.onStarted != nil {
+	if err == nil && l.onStarted != nil {
 		l.onStarted(n)
 	}
-	for k := range batches {
-		l.send(ctx, run, fmt.Sprintf("%s-b%d", id, k))
-	}
+	return run
 }
 
 // running returns the runs whose sandbox was created and started.

@@ -38,45 +38,99 @@ func freePort(t *testing.T) int {
 
 // proc is a process the test runs, restarted with the same arguments
 // after a kill. Its output goes to a log file in the test's temp dir,
-// printed when the test fails.
+// printed when the test fails. With supervise, a process that exits by
+// itself is started again a second later, as a restart policy (compose's
+// restart: unless-stopped, systemd's Restart=) does; one the test kills or
+// stops is not.
 type proc struct {
-	name string
-	bin  string
-	args []string
-	env  []string
-	log  string
+	name      string
+	bin       string
+	args      []string
+	env       []string
+	log       string
+	supervise bool
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{}
+	// life orders starts against kills and stops: a supervised restart
+	// never races a stop.
+	life     sync.Mutex
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	done     chan struct{}
+	stopped  bool // by the test: kill or stop
+	restarts int  // by supervision
 }
 
 // start runs the process; it runs until kill or the test's end.
 func (p *proc) start(t *testing.T) {
 	t.Helper()
+	p.life.Lock()
+	defer p.life.Unlock()
+	p.mu.Lock()
+	p.stopped = false
+	p.mu.Unlock()
+	require.NoError(t, p.launch(), "start %s", p.name)
+}
+
+// launch starts the process and the goroutine that waits for it (and,
+// under supervision, starts it again when it exits by itself).
+func (p *proc) launch() error {
 	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	require.NoError(t, err)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(f, "==== %s start %s\n", p.name, time.Now().UTC().Format(time.RFC3339Nano))
 	cmd := exec.Command(p.bin, p.args...)
 	cmd.Env = append(os.Environ(), p.env...)
 	cmd.Stdout, cmd.Stderr = f, f
-	require.NoError(t, cmd.Start(), "start %s", p.name)
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
+	if err := cmd.Start(); err != nil {
 		f.Close()
-		close(done)
-	}()
+		return err
+	}
+	done := make(chan struct{})
 	p.mu.Lock()
 	p.cmd, p.done = cmd, done
 	p.mu.Unlock()
+	go func() {
+		err := cmd.Wait()
+		fmt.Fprintf(f, "==== %s exited %s: %v\n", p.name, time.Now().UTC().Format(time.RFC3339Nano), err)
+		f.Close()
+		close(done)
+		p.mu.Lock()
+		again := p.supervise && !p.stopped
+		if again {
+			p.restarts++
+		}
+		p.mu.Unlock()
+		if again {
+			time.Sleep(time.Second)
+			p.life.Lock()
+			defer p.life.Unlock()
+			p.mu.Lock()
+			stopped := p.stopped
+			p.mu.Unlock()
+			if !stopped {
+				_ = p.launch()
+			}
+		}
+	}()
+	return nil
+}
+
+// restartCount is how many times supervision started the process again.
+func (p *proc) restartCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.restarts
 }
 
 // kill sends SIGKILL and waits until the process is gone.
 func (p *proc) kill(t *testing.T) {
 	t.Helper()
+	p.life.Lock()
+	defer p.life.Unlock()
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
+	p.stopped = true
 	p.mu.Unlock()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL), "kill %s", p.name)
 	select {
@@ -88,8 +142,11 @@ func (p *proc) kill(t *testing.T) {
 
 // stop ends the process with SIGTERM (SIGKILL after a while), if it runs.
 func (p *proc) stop() {
+	p.life.Lock()
+	defer p.life.Unlock()
 	p.mu.Lock()
 	cmd, done := p.cmd, p.done
+	p.stopped = true
 	p.mu.Unlock()
 	if cmd == nil {
 		return

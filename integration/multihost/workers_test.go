@@ -40,6 +40,9 @@ func startWorker(t *testing.T, bin string, c *cluster, e *engine, system string)
 		},
 		env: []string{"DOCKER_HOST=" + e.url},
 		log: filepath.Join(dir, "worker.log"),
+		// A worker that starts while the cluster elects a leader gives up
+		// (its setup times out) and is started again, as in production.
+		supervise: true,
 	}
 	p.start(t)
 	t.Cleanup(p.stop)
