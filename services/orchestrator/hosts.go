@@ -158,6 +158,7 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 		w.log.Warn("host is back after it was marked lost; removing what was lost on it", "host", w.hostName)
 		w.reconcile(ctx)
 		w.cleanLost(ctx)
+		w.removeForeign(ctx)
 	}
 	return nil
 }
@@ -260,6 +261,42 @@ func (w *Worker) markSandboxLost(ctx context.Context, id, container, reason, det
 	w.log.Warn("sandbox lost", "sandbox", id, "host", st.Host, "reason", reason, "detail", detail)
 	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: "lost: " + detail, Sandbox: &st})
 	return true
+}
+
+// removeForeign removes, from the worker's engine, the containers (and
+// workspace volumes) of its system whose sandbox is now recorded on
+// another host: made again elsewhere while this host was lost. Only the
+// container and volume go: the identity, the ledger allocation and the
+// record are the other host's sandbox's. Without a system name it removes
+// none, as reconcile.
+func (w *Worker) removeForeign(ctx context.Context) {
+	if w.cfg.System == "" {
+		return
+	}
+	cs, err := w.rt.List(ctx, w.ownLabels(LabelManaged+"=true")...)
+	if err != nil {
+		w.log.Warn("list containers to find those of other hosts' sandboxes", "err", err)
+		return
+	}
+	for _, c := range cs {
+		id := c.Labels[LabelSandbox]
+		if id == "" || schemas.IsPoolID(id) {
+			continue
+		}
+		st, _, err := w.store.sandbox(ctx, id)
+		if err != nil || w.ownedHere(st.Host) {
+			continue
+		}
+		err = w.rt.Remove(ctx, c.ID)
+		if err == nil {
+			err = w.rt.RemoveVolume(ctx, VolumeName(id))
+		}
+		if err != nil {
+			w.log.Warn("remove the container of a sandbox now on another host", "sandbox", id, "host", st.Host, "err", err)
+			continue
+		}
+		w.log.Info("removed the container of a sandbox now on another host", "sandbox", id, "host", st.Host)
+	}
 }
 
 // cleanLost removes, from the worker's engine, what the sandboxes of its

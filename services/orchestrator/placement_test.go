@@ -355,6 +355,13 @@ func TestHostLost(t *testing.T) {
 	cb, _ := b.rt.counts()
 	require.Equal(t, 2, cb, "host-b's containers outlive its worker")
 
+	// onB[0] is made again, on host-a: host-b's old container of it must go
+	// when host-b returns, without touching the new one.
+	res = h.createSandbox("g-lost", onB[0], schemas.SandboxSpec{})
+	require.Nil(t, res.Error)
+	require.Equal(t, a.name, res.Sandboxes[0].Host)
+	h.ok(h.command(schemas.StartSandbox, "g-lost", onB[0]))
+
 	// host-b comes back.
 	b.w = h.newWorkerOn(b.rt, b.cfg)
 	b.stop = runWorker(t, b.w)
@@ -368,6 +375,7 @@ func TestHostLost(t *testing.T) {
 	st, err := h.sandbox(onB[1])
 	require.NoError(t, err)
 	assert.Equal(t, schemas.StateLost, st.State, "a lost sandbox stays lost until it is ended")
+	assert.NoError(t, h.ping(onB[0]), "the sandbox made again on host-a still answers")
 	h.ok(h.command(schemas.EndGroup, "g-lost", ""))
 	ca, va := a.rt.counts()
 	assert.Zero(t, ca+va, "left on host-a")

@@ -107,6 +107,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.reconcileDatabases(ctx)
 	w.markLost(ctx)
 	w.cleanLost(ctx)
+	w.removeForeign(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
 		return err

@@ -68,6 +68,18 @@ def test_group_spec(files, tmp_path: Path) -> None:
     assert spec.sandboxes[0].compute.cpu == "0.5"
 
 
+@pytest.mark.parametrize("placement", [None, "spread", "pack"])
+def test_placement(placement: str | None) -> None:
+    g = sandox.SandboxGroup(placement=placement)
+    assert g.spec.placement == placement
+    g.close()
+
+
+def test_unknown_placement_is_refused() -> None:
+    with pytest.raises(sandox.BadRequestError, match="placement"):
+        sandox.SandboxGroup(placement="everywhere")
+
+
 @pytest.mark.parametrize("bad", ["", "-x", "a.b", "a" * 64, "has space"])
 def test_bad_ids_are_refused(bad: str) -> None:
     with pytest.raises(sandox.BadRequestError, match="id"):

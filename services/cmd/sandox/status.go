@@ -45,7 +45,7 @@ func status(ctx context.Context, args []string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SANDBOX\tGROUP\tSTATE\tCPUS\tMEMORY\tPIDS\tTOOLS\tIMAGE\tREASON")
+	fmt.Fprintln(tw, "SANDBOX\tGROUP\tSTATE\tHOST\tCPUS\tMEMORY\tPIDS\tTOOLS\tIMAGE\tREASON")
 	for _, id := range keys {
 		e, err := kv.Get(ctx, id)
 		if err != nil {
@@ -56,7 +56,7 @@ func status(ctx context.Context, args []string) error {
 			continue
 		}
 		r := st.Resources
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.ID, st.GroupID, st.State,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.ID, st.GroupID, st.State, st.Host,
 			cpus(r.NanoCPUs), bytesOr(r.MemoryBytes), r.PIDs, strings.Join(st.Tools, ","), st.Image, st.Reason)
 	}
 	return tw.Flush()

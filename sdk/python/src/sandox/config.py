@@ -120,11 +120,14 @@ def group_spec(
     sandboxes: Sequence[InitialSandbox | dict[str, Any]] | None,
     overcommit: float | None,
     egress_policy: EgressLike = None,
+    placement: str | None = None,
 ) -> GroupSpec:
     """Validates a group's configuration and reads the tool files and the
     population config it names. Raises BadRequestError naming the field or
     file at fault."""
     validate_id("group", id)
+    if placement not in (None, "spread", "pack"):
+        raise BadRequestError(f'placement {placement!r}: want "spread" or "pack"')
     files, families = read_tools([os.fspath(t) for t in tools or []])
     population = None
     if population_config:
@@ -151,4 +154,5 @@ def group_spec(
         sandboxes=specs or None,
         overcommit=overcommit,
         egress=egress(egress_policy),
+        placement=placement,
     )

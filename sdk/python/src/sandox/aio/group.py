@@ -31,6 +31,9 @@ class SandboxGroup:
     copied into every sandbox under their own file names. A sandbox gets
     only the families named here and in its own tools; filesystem_tools and
     terminal_tools when none is.
+
+    placement says how the group's sandboxes are spread over the
+    orchestrator's hosts (Docker engines): "spread" (the default) or "pack".
     """
 
     def __init__(
@@ -44,6 +47,7 @@ class SandboxGroup:
         sandboxes: Sequence[config.InitialSandbox | dict[str, Any]] | None = None,
         overcommit: float | None = None,
         egress: config.EgressLike = None,
+        placement: str | None = None,
         url: str = "",
         credentials: str = "",
         nc: Client | None = None,
@@ -73,6 +77,7 @@ class SandboxGroup:
             sandboxes,
             overcommit,
             egress,
+            placement,
         )
         self._conn: Conn | None = None
         self._dialing = asyncio.Lock()
