@@ -66,7 +66,11 @@ func assertCommandsOnce(t *testing.T, entries []audit.Entry, groups []string, ru
 	for _, r := range runs {
 		for kind, tries := range map[string]int{"create_sandbox": r.creates, "start_sandbox": r.starts} {
 			n := byTarget[kind+" "+r.id]
-			assert.True(t, n >= 1 && n <= tries, "%s of sandbox %s: %d in the audit log, %d sent", kind, r.id, n, tries)
+			least := 1
+			if r.createErr != nil || kind == "start_sandbox" && r.startErr != nil {
+				least = 0 // every try may have failed to reach the stream
+			}
+			assert.True(t, n >= least && n <= tries, "%s of sandbox %s: %d in the audit log, %d sent", kind, r.id, n, tries)
 		}
 	}
 }

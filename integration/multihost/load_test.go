@@ -17,7 +17,7 @@ import (
 // may wait for a redelivery (the command's AckWait, 30 s) after its worker
 // is killed, and then for the sandbox to start.
 const (
-	commandTimeout = 150 * time.Second
+	commandTimeout = 90 * time.Second
 	batchTimeout   = 30 * time.Second
 )
 
@@ -159,8 +159,10 @@ func (l *load) running() []*sandboxRun {
 	return out
 }
 
-// maxTries bounds the tries of a lifecycle command.
-const maxTries = 3
+// maxTries bounds the tries of a lifecycle command; a try that found no
+// stream (ErrUnavailable: the cluster was electing the stream's leader,
+// which takes up to about ten seconds) waits longer before each next one.
+const maxTries = 5
 
 // retry calls try, each time with its own deadline, until it succeeds,
 // fails for good, or maxTries were made. A client does what the SDK's
@@ -177,6 +179,11 @@ func retry(ctx context.Context, tries *int, try func(ctx context.Context, again 
 		cancel()
 		if err == nil || !errors.Is(err, sdk.ErrUnavailable) && !errors.Is(err, sdk.ErrTimeout) {
 			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(1<<(*tries-1)) * time.Second):
 		}
 	}
 	return err
