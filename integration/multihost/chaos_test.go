@@ -134,7 +134,13 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 			tl.mark("no sandbox started: no chaos")
 			return
 		}
-		tl.mark("%d sandboxes run: SIGKILL %s and worker-h1", killAfter, victim)
+		// Mid-command: wait (a while) until h1's workers hold a command
+		// forwarded to them, unacknowledged.
+		if waitInHand(t, js, schemas.HostConsumer(e1.host), 10*time.Second) {
+			tl.mark("%d sandboxes run, h1 holds a command: SIGKILL %s and worker-h1", killAfter, victim)
+		} else {
+			tl.mark("%d sandboxes run (h1 holds no forwarded command): SIGKILL %s and worker-h1", killAfter, victim)
+		}
 		c.nodes[victimIdx].kill(t)
 		tl.mark("%s killed", victim)
 		w1.kill(t)
@@ -286,4 +292,24 @@ func waitHostsUp(t *testing.T, js jetstream.JetStream, hosts ...string) {
 		}
 		return nil
 	})
+}
+
+// waitInHand waits, at most d, until the durable consumer has a message
+// delivered and not yet acknowledged: a command a worker is running.
+func waitInHand(t *testing.T, js jetstream.JetStream, consumer string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		c, err := js.Consumer(ctx, schemas.CommandStream, consumer)
+		if err == nil {
+			info, err := c.Info(ctx)
+			if err == nil && info.NumAckPending > 0 {
+				cancel()
+				return true
+			}
+		}
+		cancel()
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }
