@@ -71,7 +71,7 @@ func startDataService(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, err := data.New(ctx, js, data.Config{Neo4jPassword: dataEnv.neo4jPassword}, log)
+	svc, err := data.New(ctx, js, data.Config{Neo4jPassword: dataEnv.neo4jPassword, PopulateAllow: []string{"127.0.0.1"}}, log)
 	if err != nil {
 		return nil, err
 	}

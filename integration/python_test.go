@@ -7,10 +7,12 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/audit"
 	"github.com/sandox/sandox/services/auth"
 )
 
@@ -66,4 +68,19 @@ func TestPythonSDK(t *testing.T) {
 	for _, group := range []string{"py-walk", "py-bad", "py-gone", "py-aio"} {
 		assert.Zero(t, groupContainers(t, group), "containers left by group %s", group)
 	}
+
+	// The Python SDK signs its commands as the Go SDK does: the audit log
+	// records each with its verified caller.
+	js, err := jetstream.New(env.nc)
+	require.NoError(t, err)
+	commands := 0
+	require.NoError(t, audit.Replay(t.Context(), js, audit.Filter{Group: "py-walk", Kinds: []string{string(audit.KindCommand)}}, false, func(e audit.Entry) error {
+		commands++
+		if assert.NotNil(t, e.Caller, "command %s", e.What) {
+			assert.True(t, e.Caller.Verified, "command %s: caller %+v", e.What, *e.Caller)
+			assert.Equal(t, string(auth.RoleClient), e.Caller.Role, "command %s", e.What)
+		}
+		return nil
+	}))
+	assert.Positive(t, commands, "the walkthrough's commands are in the audit log")
 }

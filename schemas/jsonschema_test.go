@@ -75,7 +75,7 @@ func samples() map[string]any {
 			Worker:    "w1",
 		},
 		"sandbox_status": sandbox,
-		"group_status":   GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, DatabaseHost: "host-a", UpdatedAt: now},
+		"group_status":   GroupStatus{ID: "g", State: GroupCreated, Spec: spec, Sandboxes: []string{}, DatabaseHost: "host-a", Hosts: map[string]int{"host-a": 1}, UpdatedAt: now},
 		"host_status": HostStatus{Name: "host-a", EngineID: "ABCD:EFGH", State: HostUp, CPUs: 4, MemoryBytes: 8 << 30,
 			Allocated: ResolvedResources{NanoCPUs: 5e8, MemoryBytes: 128 << 20}, Sandboxes: 1,
 			Workers: map[string]time.Time{"orchestrator-1": now}, LastSeen: now},

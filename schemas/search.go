@@ -1,9 +1,19 @@
 package schemas
 
-// SearchSubject is where the control plane's search service takes
-// SearchRequests. The executor's web_tools.web_search sends them; the
+// SearchSubject begins the subjects where the control plane's search
+// service takes SearchRequests: each sandbox sends its own on
+// SandboxSearchSubject, the only one its identity may publish to, so the
+// service knows which sandbox asks (for its quota) without trusting what
+// the request says. The executor's web_tools.web_search sends them; the
 // service holds the providers' API keys, so no sandbox ever sees them.
 const SearchSubject = "sandox.svc.search"
+
+// SearchSubjects matches every sandbox's SandboxSearchSubject: what the
+// search service subscribes to.
+const SearchSubjects = SearchSubject + ".*"
+
+// SandboxSearchSubject is where sandbox sandboxID asks the search service.
+func SandboxSearchSubject(sandboxID string) string { return SearchSubject + "." + sandboxID }
 
 // SearchRequest asks the search service for the most relevant pages for a
 // query.

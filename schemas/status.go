@@ -122,8 +122,11 @@ type GroupStatus struct {
 	Databases []DatabaseEndpoint `json:"databases,omitempty"`
 	// DatabaseHost is the host whose engine runs the group's databases
 	// (the host of the worker that started the group).
-	DatabaseHost string    `json:"database_host,omitempty"`
-	CreatedAt    time.Time `json:"created_at,omitzero"`
+	DatabaseHost string `json:"database_host,omitempty"`
+	// Hosts counts the group's sandboxes on each orchestrator host. It is
+	// filled in status replies, from the sandboxes' records, not stored.
+	Hosts     map[string]int `json:"hosts,omitempty"`
+	CreatedAt time.Time      `json:"created_at,omitzero"`
 	// ExpiresAt is when its TTL ends it; zero without a TTL.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// Expired is set once, by the worker that ends the group for its TTL.

@@ -101,10 +101,13 @@ func SandboxSubjects(sandboxID string) string { return "sandbox." + sandboxID + 
 // without seeing anyone else's _INBOX.
 func SandboxInboxPrefix(sandboxID string) string { return "sandbox." + sandboxID + ".inbox" }
 
-// SandboxServiceSubjects are the control-plane services any sandbox may
-// send requests to. The services hold the secrets (API keys); the sandbox
-// sends only its question.
-func SandboxServiceSubjects() []string { return []string{SearchSubject} }
+// SandboxServiceSubjects are the subjects of the control-plane services
+// sandbox sandboxID may send requests to, each naming the sandbox so the
+// service can tell who asks. The services hold the secrets (API keys); the
+// sandbox sends only its question.
+func SandboxServiceSubjects(sandboxID string) []string {
+	return []string{SandboxSearchSubject(sandboxID)}
+}
 
 // ObservationSubjectPrefix begins every ObservationSubject; EventStream
 // records every subject under it.

@@ -30,17 +30,16 @@ fi
 
 logfile=${SANDOX_DOCKERD_LOG:-/var/log/sandox-dockerd.log}
 log "starting dockerd (log: $logfile)"
-# The daemon must not inherit this script's open files: run under
-# `flock LOCK bash engine.sh`, it would otherwise hold the lock for as long
-# as it runs, and every later `flock LOCK ...` would wait for ever.
-closefds_then_exec() {
-  local me=$BASHPID fd
-  for fd in $(ls "/proc/$me/fd"); do
-    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+# dockerd outlives this script: it must not inherit any other open file,
+# such as the descriptor of a lock its caller holds (flock), which it would
+# then hold for as long as it runs.
+(
+  for fd in /proc/self/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
   done
-  exec "$@"
-}
-closefds_then_exec setsid dockerd >"$logfile" 2>&1 < /dev/null &
+  exec setsid dockerd >"$logfile" 2>&1 < /dev/null
+) &
 for _ in $(seq 1 60); do
   if docker info >/dev/null 2>&1; then
     log "docker engine answers ($(docker version --format '{{.Server.Version}} API {{.Server.APIVersion}}'))"

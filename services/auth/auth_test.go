@@ -249,7 +249,7 @@ func TestSandboxAsksTheSearchService(t *testing.T) {
 	s, a := startServer(t)
 	url := s.ClientURL()
 	service, serviceErrs := conn(t, url, mint(t, a, auth.RoleSearch, ""))
-	_, err := service.QueueSubscribe(schemas.SearchSubject, "sandox-search", func(m *nats.Msg) { _ = m.Respond([]byte("results")) })
+	_, err := service.QueueSubscribe(schemas.SearchSubjects, "sandox-search", func(m *nats.Msg) { _ = m.Respond([]byte("results")) })
 	require.NoError(t, err)
 	require.NoError(t, service.Flush())
 
@@ -259,9 +259,13 @@ func TestSandboxAsksTheSearchService(t *testing.T) {
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err }))
 	require.NoError(t, err)
 	t.Cleanup(sb.Close)
-	resp, err := sb.Request(schemas.SearchSubject, []byte(`{"query":"q"}`), 2*time.Second)
+	resp, err := sb.Request(schemas.SandboxSearchSubject("sb-a"), []byte(`{"query":"q"}`), 2*time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "results", string(resp.Data))
+
+	// It may not ask in another sandbox's name (and spend its quota).
+	require.NoError(t, sb.Publish(schemas.SandboxSearchSubject("sb-b"), []byte(`{"query":"q"}`)))
+	violation(t, errs, "publish", schemas.SandboxSearchSubject("sb-b"))
 
 	// Another sandbox's inbox stays closed to it.
 	_, err = sb.SubscribeSync(schemas.SandboxInboxPrefix("sb-b") + ".>")

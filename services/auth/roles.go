@@ -34,7 +34,8 @@ const (
 	// announcement, and requests to the control-plane services (schemas.SandboxServiceSubjects).
 	RoleSandbox Role = "sandbox"
 	// RoleSearch is the web search service: it takes requests on
-	// schemas.SearchSubject and publishes only its replies.
+	// schemas.SearchSubjects (one subject per sandbox) and publishes only
+	// its replies.
 	RoleSearch Role = "search"
 	// RoleData is the data service: it takes database requests on
 	// sandox.db.> and population requests on schemas.PopulateSubject, publishes its replies and its population events
@@ -118,7 +119,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 			schemas.ObservationSubject(sandboxID, "*"),
 			schemas.ReadySubject(sandboxID),
 		)
-		p.Pub.Allow.Add(schemas.SandboxServiceSubjects()...)
+		p.Pub.Allow.Add(schemas.SandboxServiceSubjects(sandboxID)...)
 		if len(grants) > 0 {
 			if err := schemas.DatabaseAccess(grants).Validate(); err != nil {
 				return p, err
@@ -128,7 +129,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 		p.Sub.Allow.Add(schemas.SandboxSubjects(sandboxID))
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: responseTTL}
 	case RoleSearch:
-		p.Sub.Allow.Add(schemas.SearchSubject)
+		p.Sub.Allow.Add(schemas.SearchSubjects)
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	case RoleData:
 		p.Sub.Allow.Add(schemas.DatabaseSubjectPrefix+">", schemas.PopulateSubject, "_INBOX.>")

@@ -27,7 +27,7 @@ func (s *Service) Populate(ctx context.Context, nc *nats.Conn, groupID string) s
 	if err != nil {
 		return schemas.PopulateReply{Error: asWire(err)}
 	}
-	r := &populate.Runner{GroupID: groupID, Dir: s.cfg.PopulateDir, Log: s.log}
+	r := &populate.Runner{GroupID: groupID, Dir: s.cfg.PopulateDir, Dial: s.allow.DialContext, Allow: s.allow.Allows, Log: s.log}
 	if _, ok := cfg.Databases[schemas.DatabaseQdrant]; ok {
 		addr, err := s.endpoint(ctx, groupID, schemas.DatabaseQdrant)
 		if err == nil {

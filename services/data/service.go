@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/egress"
 )
 
 // maxInFlight caps the requests answered at once.
@@ -29,6 +30,12 @@ type Config struct {
 	// PopulateDir is where relative local paths of population sources
 	// resolve.
 	PopulateDir string
+	// PopulateAllow lists the hosts that http(s) and s3 population sources
+	// may reach, in the egress allowlist's forms (example.com,
+	// *.example.com, an IP address, a CIDR; SANDOX_POPULATE_ALLOW). Empty
+	// refuses every URL source: a group's config must not make the control
+	// plane fetch whatever address it names.
+	PopulateAllow []string
 	// Embedder makes the dense vectors of documents and queries;
 	// HashEmbedder when nil.
 	Embedder Embedder
@@ -36,9 +43,10 @@ type Config struct {
 
 // Service answers database requests. It is safe for concurrent use.
 type Service struct {
-	cfg Config
-	log *slog.Logger
-	rec records
+	cfg   Config
+	log   *slog.Logger
+	rec   records
+	allow egress.Allowlist // of URL population sources
 
 	mu      sync.Mutex
 	graphs  map[string]*Graph   // by address
@@ -54,7 +62,11 @@ func New(ctx context.Context, js jetstream.JetStream, cfg Config, log *slog.Logg
 	if cfg.Embedder == nil {
 		cfg.Embedder = HashEmbedder{}
 	}
-	return &Service{cfg: cfg, log: log, rec: rec, graphs: map[string]*Graph{}, vectors: map[string]*Vectors{}}, nil
+	allow, err := parsePopulateAllow(cfg.PopulateAllow)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{cfg: cfg, log: log, rec: rec, allow: allow, graphs: map[string]*Graph{}, vectors: map[string]*Vectors{}}, nil
 }
 
 // Serve answers requests on schemas.DatabaseSubjectPrefix+">" (queue group

@@ -88,11 +88,12 @@ func (a Allowlist) Allows(host string) bool {
 	return a.allowsName(host) || len(a.nets) > 0
 }
 
-// dial connects to addr ("host:port") if the allowlist lets it: a listed
-// name to any of its addresses, anything else only to addresses inside a
-// listed CIDR. It dials the address it checked, so a name cannot resolve
-// differently between the check and the connection.
-func (a Allowlist) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+// DialContext connects to addr ("host:port") if the allowlist lets it: a
+// listed name to any of its addresses, anything else only to addresses
+// inside a listed CIDR. It dials the address it checked, so a name cannot
+// resolve differently between the check and the connection. It fits
+// http.Transport.DialContext.
+func (a Allowlist) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err

@@ -83,9 +83,9 @@ func (p *Proxies) Close(sandboxID string) error {
 // that is not listed, and every connection dialled through the allowlist.
 func (p *Proxies) handler(sandboxID string, allow Allowlist) http.Handler {
 	gp := goproxy.NewProxyHttpServer()
-	gp.Tr = &http.Transport{Proxy: nil, DialContext: allow.dial}
+	gp.Tr = &http.Transport{Proxy: nil, DialContext: allow.DialContext}
 	gp.ConnectDial = func(network, addr string) (net.Conn, error) {
-		return allow.dial(context.Background(), network, addr)
+		return allow.DialContext(context.Background(), network, addr)
 	}
 	log := p.Log
 	if log == nil {

@@ -239,10 +239,9 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 
 // endGroupPart is this host's part of an end_group that a worker of
 // another host runs: it ends the group's sandboxes here and sweeps this
-// engine, but leaves the group's record.
+// engine, but leaves the group's record. It takes no group lock (see
+// createSandbox): the worker that sent it holds the group's on its host.
 func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	unlock := w.locks.lock(groupKey(cmd.GroupID))
-	defer unlock()
 	g, _, err := w.store.group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, ignoreNotFound(err)
@@ -255,7 +254,7 @@ func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas
 // host, stops the group's databases when they run here (or, for a group
 // without a database host, when coordinator: the worker that took the
 // end_group), and removes anything left on this engine with the group's
-// label. Call it with the group's lock held.
+// label. Call it with the group's lock held, or from endGroupPart.
 func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID string, coordinator bool) ([]schemas.SandboxStatus, error) {
 	var errs []error
 	var ended []schemas.SandboxStatus

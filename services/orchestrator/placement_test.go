@@ -266,12 +266,21 @@ func TestGroupAcrossHosts(t *testing.T) {
 	}
 	require.Nil(t, h.createSandbox("g-span", "extra", schemas.SandboxSpec{}).Error)
 	hosts := h.hostsOf("init-0", "init-1", "init-2", "init-3", "extra")
+	m, err := h.nc.Request(schemas.GroupStatusSubject("g-span"), nil, 10*time.Second)
+	require.NoError(t, err)
+	var reply schemas.StatusReply
+	require.NoError(t, json.Unmarshal(m.Data, &reply))
+	require.Nil(t, reply.Error)
+	assert.Equal(t, map[string]int{a.name: count(hosts, a.name), b.name: count(hosts, b.name)}, reply.Group.Hosts, "the group status counts its sandboxes per host")
+	for _, st := range reply.Sandboxes {
+		assert.Equal(t, hosts[st.ID], st.Host, "host of %s in the group status", st.ID)
+	}
 	assert.Equal(t, 5, count(hosts, a.name)+count(hosts, b.name), "all placed: %v", hosts)
 	assert.GreaterOrEqual(t, count(hosts, a.name), 2, "spread: %v", hosts)
 	assert.GreaterOrEqual(t, count(hosts, b.name), 2, "spread: %v", hosts)
 
 	// A leftover container of the group on host-b that no record knows.
-	_, err := b.rt.Create(t.Context(), ContainerSpec{Name: ContainerName("stray"), Image: h.cfg.SandboxImage, Labels: map[string]string{
+	_, err = b.rt.Create(t.Context(), ContainerSpec{Name: ContainerName("stray"), Image: h.cfg.SandboxImage, Labels: map[string]string{
 		LabelManaged: "true", LabelGroup: "g-span", LabelSandbox: "stray", LabelSystem: "sys",
 	}})
 	require.NoError(t, err)
@@ -544,4 +553,35 @@ func TestForwardedCommandRunsOnce(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, creates, "containers made for the sandbox")
+}
+
+// TestConcurrentGroupEndsAcrossHosts sends two end_group commands for one
+// group with sandboxes on both hosts at once, several times: each worker
+// may take one and wait for its part on the other's host; neither waits
+// for the other's group lock, so both are answered and nothing is left.
+func TestConcurrentGroupEndsAcrossHosts(t *testing.T) {
+	h, a, b := multiHost(t, 8<<30, 8<<30)
+	for i := range 4 {
+		group := fmt.Sprintf("g-ends-%d", i)
+		h.createGroup(group, schemas.GroupSpec{})
+		for j := range 4 {
+			require.Nil(t, h.createSandbox(group, fmt.Sprintf("ends-%d-%d", i, j), schemas.SandboxSpec{}).Error)
+		}
+		var wg sync.WaitGroup
+		results := make([]schemas.CommandResult, 2)
+		for k := range results {
+			wg.Go(func() { results[k] = h.send(h.command(schemas.EndGroup, group, "")) })
+		}
+		wg.Wait()
+		for _, res := range results {
+			if res.Error != nil {
+				assert.Equal(t, schemas.CodeNotFound, res.Error.Code, "end_group of %s: %s", group, res.Error.Message)
+			}
+		}
+		_, _, err := h.w.store.group(t.Context(), group)
+		require.Error(t, err, "group %s ended", group)
+	}
+	ca, va := a.rt.counts()
+	cb, vb := b.rt.counts()
+	assert.Zero(t, ca+va+cb+vb, "containers and volumes left")
 }

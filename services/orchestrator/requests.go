@@ -103,7 +103,8 @@ func (w *Worker) sandboxStatusReply(ctx context.Context, id string) schemas.Stat
 }
 
 // groupStatusReply answers GroupStatusSubject with the group's recorded
-// status and those of its sandboxes that are still recorded.
+// status and those of its sandboxes that are still recorded, and counts
+// them per host (GroupStatus.Hosts).
 func (w *Worker) groupStatusReply(ctx context.Context, id string) schemas.StatusReply {
 	g, _, err := w.store.group(ctx, id)
 	if err != nil {
@@ -119,6 +120,14 @@ func (w *Worker) groupStatusReply(ctx context.Context, id string) schemas.Status
 			return schemas.StatusReply{Error: wireError(err)}
 		}
 		reply.Sandboxes = append(reply.Sandboxes, st)
+		if g.Hosts == nil {
+			g.Hosts = map[string]int{}
+		}
+		host := st.Host
+		if host == "" {
+			host = w.hostName // a record from before placement: the single host's
+		}
+		g.Hosts[host]++
 	}
 	return reply
 }

@@ -11,14 +11,22 @@ import (
 	"github.com/sandox/sandox/schemas/resources"
 )
 
-func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+// createSandbox creates sandbox cmd.SandboxID of group cmd.GroupID on
+// this worker's host. A create forwarded to this host (forwarded) does not
+// take the group's lock: the group command that may have sent it holds
+// that lock on its own host while it waits, and two such commands waiting
+// on each other's hosts would never finish. It relies on compare-and-set,
+// as any two workers do.
+func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command, forwarded bool) (schemas.CommandResult, error) {
 	if cmd.Sandbox == nil {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeBadRequest, "create_sandbox without a sandbox spec")
 	}
 	spec := *cmd.Sandbox
 	spec.ID = cmd.SandboxID
-	unlock := w.locks.lock(groupKey(cmd.GroupID))
-	defer unlock()
+	if !forwarded {
+		unlock := w.locks.lock(groupKey(cmd.GroupID))
+		defer unlock()
+	}
 	g, _, err := w.store.group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, err

@@ -281,8 +281,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 }
 
 // execute dispatches a command that decodeCommand accepted, turning every
-// failure into the result's wire error. An end_group forwarded to this
-// host (hostPart) is this host's part of it (endGroupHere).
+// failure into the result's wire error. A command forwarded to this host
+// (hostPart) takes no group lock, and an end_group forwarded here is this
+// host's part of it (endGroupPart).
 func (w *Worker) execute(ctx context.Context, cmd schemas.Command, hostPart bool) (res schemas.CommandResult) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -302,7 +303,7 @@ func (w *Worker) execute(ctx context.Context, cmd schemas.Command, hostPart bool
 			res, err = w.endGroup(ctx, cmd)
 		}
 	case schemas.CreateSandbox:
-		res, err = w.createSandbox(ctx, cmd)
+		res, err = w.createSandbox(ctx, cmd, hostPart)
 	case schemas.StartSandbox:
 		res, err = w.startSandbox(ctx, cmd)
 	case schemas.EndSandbox:
@@ -398,7 +399,10 @@ func wireError(err error) *schemas.Error {
 // sandboxes ("sandbox/<id>"), never the other way round, and at most one
 // sandbox key at a time. Group commands (create_sandbox, start_group,
 // end_group) hold the group key and take each sandbox's key in turn;
-// sandbox commands and the event watcher take only the sandbox key.
+// sandbox commands and the event watcher take only the sandbox key. A
+// command forwarded to this host takes no group key: a group command holds
+// its key while it waits for its parts on other hosts, and must never wait
+// for a group key held by one waiting for it.
 type keyedMutex struct {
 	mu    sync.Mutex
 	locks map[string]*keyedLock

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,6 +18,8 @@ const (
 	EnvGoogleCX       = "SANDOX_SEARCH_GOOGLE_CX"
 	EnvGoogleEndpoint = "SANDOX_SEARCH_GOOGLE_ENDPOINT"
 	EnvSearXNGURL     = "SANDOX_SEARCH_SEARXNG_URL"
+	EnvQuotaPerMinute = "SANDOX_SEARCH_QUOTA_PER_MINUTE"
+	EnvQuotaBurst     = "SANDOX_SEARCH_QUOTA_BURST"
 )
 
 // Config configures the search service.
@@ -30,6 +33,8 @@ type Config struct {
 	MaxCount int
 	// Timeout bounds one provider call.
 	Timeout time.Duration
+	// Quota bounds each sandbox's searches, per instance of the service.
+	Quota   Quota
 	Brave   Brave
 	Google  Google
 	SearXNG SearXNG
@@ -37,7 +42,10 @@ type Config struct {
 
 // DefaultConfig returns a Config with no provider configured.
 func DefaultConfig() Config {
-	return Config{DefaultCount: 10, MaxCount: 50, Timeout: 20 * time.Second}
+	return Config{
+		DefaultCount: 10, MaxCount: 50, Timeout: 20 * time.Second,
+		Quota: Quota{PerMinute: 30, Burst: 10},
+	}
 }
 
 // FromEnv fills a DefaultConfig from getenv; a key given as a file (the
@@ -72,6 +80,16 @@ func FromEnv(getenv func(string) string, readFile func(string) ([]byte, error)) 
 	cfg.Google.Endpoint = getenv(EnvGoogleEndpoint)
 	cfg.Google.EngineID = getenv(EnvGoogleCX)
 	cfg.SearXNG.URL = getenv(EnvSearXNGURL)
+	if v := getenv(EnvQuotaPerMinute); v != "" {
+		if cfg.Quota.PerMinute, err = strconv.ParseFloat(v, 64); err != nil {
+			return cfg, fmt.Errorf("%s: want requests a minute (0 for no quota): %w", EnvQuotaPerMinute, err)
+		}
+	}
+	if v := getenv(EnvQuotaBurst); v != "" {
+		if cfg.Quota.Burst, err = strconv.Atoi(v); err != nil || cfg.Quota.Burst < 1 {
+			return cfg, fmt.Errorf("%s: want a whole number of requests, at least 1, got %q", EnvQuotaBurst, v)
+		}
+	}
 	return cfg, nil
 }
 

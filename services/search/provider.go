@@ -29,6 +29,8 @@ var (
 	ErrUnknownProvider = errors.New("unknown search provider")
 	// ErrProvider: the provider answered with an error.
 	ErrProvider = errors.New("search provider error")
+	// ErrQuota: the sandbox sent more searches than its quota allows.
+	ErrQuota = errors.New("search quota spent")
 )
 
 // getJSON sends req with client (http.DefaultClient when nil) and decodes

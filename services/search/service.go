@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -27,6 +28,7 @@ type Service struct {
 	cfg       Config
 	providers map[string]Provider
 	def       string
+	quota     *limiters
 	log       *slog.Logger
 }
 
@@ -42,7 +44,7 @@ func New(cfg Config, log *slog.Logger) *Service {
 		cfg.Timeout = DefaultConfig().Timeout
 	}
 	ps, def := cfg.providers()
-	return &Service{cfg: cfg, providers: ps, def: def, log: log}
+	return &Service{cfg: cfg, providers: ps, def: def, quota: newLimiters(cfg.Quota, time.Now), log: log}
 }
 
 // Search answers one request. Errors come back in the response as wire
@@ -91,13 +93,15 @@ func wireError(err error) *schemas.Error {
 	return schemas.Errorf(schemas.CodeUnavailable, "%w", err)
 }
 
-// Serve answers requests on schemas.SearchSubject (queue group QueueGroup)
-// until ctx ends, then drains the subscription and waits for the requests
-// in flight. It blocks.
+// Serve answers requests on schemas.SearchSubjects (queue group
+// QueueGroup) until ctx ends, then drains the subscription and waits for
+// the requests in flight. It blocks. The last token of a request's subject
+// names the sandbox that sent it (its identity may publish on its own
+// subject only), and each sandbox's requests are bounded by cfg.Quota.
 func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, maxInFlight)
-	sub, err := nc.QueueSubscribe(schemas.SearchSubject, QueueGroup, func(m *nats.Msg) {
+	sub, err := nc.QueueSubscribe(schemas.SearchSubjects, QueueGroup, func(m *nats.Msg) {
 		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -107,14 +111,15 @@ func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 		}()
 	})
 	if err != nil {
-		return fmt.Errorf("subscribe %s: %w", schemas.SearchSubject, err)
+		return fmt.Errorf("subscribe %s: %w", schemas.SearchSubjects, err)
 	}
-	s.log.Info("search service ready", "subject", schemas.SearchSubject, "default", s.def)
+	s.log.Info("search service ready", "subject", schemas.SearchSubjects, "default", s.def,
+		"quota_per_minute", s.cfg.Quota.PerMinute, "quota_burst", s.cfg.Quota.Burst)
 	<-ctx.Done()
 	err = sub.Drain()
 	wg.Wait()
 	if err != nil {
-		return fmt.Errorf("drain %s: %w", schemas.SearchSubject, err)
+		return fmt.Errorf("drain %s: %w", schemas.SearchSubjects, err)
 	}
 	return nil
 }
@@ -122,8 +127,14 @@ func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 func (s *Service) answer(ctx context.Context, m *nats.Msg) {
 	var req schemas.SearchRequest
 	var resp schemas.SearchResponse
+	sandbox := strings.TrimPrefix(m.Subject, schemas.SearchSubject+".")
 	if err := json.Unmarshal(m.Data, &req); err != nil {
 		resp.Error = schemas.Errorf(schemas.CodeBadRequest, "decode search request: %w", err)
+	} else if ok, wait := s.quota.take(sandbox); !ok {
+		resp.Provider = req.Provider
+		resp.Error = schemas.Errorf(schemas.CodeResourceExhausted,
+			"%w: sandbox %s may search %g times a minute (%d at once); try again in %s",
+			ErrQuota, sandbox, s.cfg.Quota.PerMinute, max(s.cfg.Quota.Burst, 1), wait.Round(100*time.Millisecond))
 	} else {
 		resp = s.Search(ctx, req)
 	}
@@ -135,5 +146,5 @@ func (s *Service) answer(ctx context.Context, m *nats.Msg) {
 		s.log.Warn("answer search request", "err", err)
 		return
 	}
-	s.log.Info("search", "provider", resp.Provider, "results", len(resp.Results), "error", resp.Error)
+	s.log.Info("search", "sandbox", sandbox, "provider", resp.Provider, "results", len(resp.Results), "error", resp.Error)
 }

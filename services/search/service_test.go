@@ -118,6 +118,19 @@ func TestFromEnv(t *testing.T) {
 	assert.Equal(t, "cx-1", cfg.Google.EngineID)
 	assert.Equal(t, "http://searxng:8080", cfg.SearXNG.URL)
 	assert.Equal(t, "searxng", cfg.Default)
+	assert.Equal(t, DefaultConfig().Quota, cfg.Quota, "the default quota")
+
+	env[EnvQuotaPerMinute], env[EnvQuotaBurst] = "120", "5"
+	cfg, err = FromEnv(func(k string) string { return env[k] }, os.ReadFile)
+	require.NoError(t, err)
+	assert.Equal(t, Quota{PerMinute: 120, Burst: 5}, cfg.Quota)
+	for key, bad := range map[string]string{EnvQuotaPerMinute: "lots", EnvQuotaBurst: "0"} {
+		env[key] = bad
+		_, err = FromEnv(func(k string) string { return env[k] }, os.ReadFile)
+		require.Error(t, err, key)
+		assert.Contains(t, err.Error(), key)
+		delete(env, key)
+	}
 
 	env[EnvBraveKey+"_FILE"] = dir + "/missing"
 	_, err = FromEnv(func(k string) string { return env[k] }, os.ReadFile)
@@ -125,9 +138,13 @@ func TestFromEnv(t *testing.T) {
 	assert.Contains(t, err.Error(), EnvBraveKey+"_FILE")
 }
 
-func TestServeOverNATS(t *testing.T) {
+// serve runs a Service on cfg over a fresh NATS server until the test
+// ends and returns a client connection, once the service answers the
+// first request, ask (its response is returned too).
+func serve(t *testing.T, cfg Config, sandbox string, ask schemas.SearchRequest) (*nats.Conn, schemas.SearchResponse) {
+	t.Helper()
 	nc := startNATS(t)
-	svc := New(standIns(t), slog.New(slog.DiscardHandler))
+	svc := New(cfg, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- svc.Serve(ctx, nc) }()
@@ -135,21 +152,51 @@ func TestServeOverNATS(t *testing.T) {
 		cancel()
 		require.NoError(t, <-done)
 	})
-
 	var resp schemas.SearchResponse
 	require.Eventually(t, func() bool {
 		var err error
-		resp, err = requestSearch(nc, schemas.SearchRequest{Query: "over nats", Count: 2, Provider: "searxng"})
+		resp, err = requestSearchAs(nc, sandbox, ask)
 		return err == nil
 	}, 5*time.Second, 50*time.Millisecond)
+	return nc, resp
+}
+
+func TestServeOverNATS(t *testing.T) {
+	_, resp := serve(t, standIns(t), "sb-search", schemas.SearchRequest{Query: "over nats", Count: 2, Provider: "searxng"})
 	require.Nil(t, resp.Error)
 	assert.Equal(t, want("searxng", 2, "over nats"), resp.Results)
 }
 
-func requestSearch(nc *nats.Conn, req schemas.SearchRequest) (schemas.SearchResponse, error) {
+// TestServeQuota shows a sandbox that searches faster than its quota get
+// resource_exhausted, naming the quota and when to retry, while another
+// sandbox is still served.
+func TestServeQuota(t *testing.T) {
+	cfg := standIns(t)
+	cfg.Quota = Quota{PerMinute: 1, Burst: 2}
+	req := schemas.SearchRequest{Query: "q", Count: 1, Provider: "searxng"}
+	nc, resp := serve(t, cfg, "sb-loop", req)
+	require.Nil(t, resp.Error, "the first of the burst")
+	resp, err := requestSearchAs(nc, "sb-loop", req)
+	require.NoError(t, err)
+	require.Nil(t, resp.Error, "the second of the burst")
+
+	resp, err = requestSearchAs(nc, "sb-loop", req)
+	require.NoError(t, err)
+	require.NotNil(t, resp.Error, "the third")
+	assert.Equal(t, schemas.CodeResourceExhausted, resp.Error.Code)
+	assert.Contains(t, resp.Error.Message, "sandbox sb-loop may search 1 times a minute (2 at once); try again in ")
+	assert.Empty(t, resp.Results)
+
+	resp, err = requestSearchAs(nc, "sb-other", req)
+	require.NoError(t, err)
+	assert.Nil(t, resp.Error, "another sandbox's quota is its own")
+	assert.Len(t, resp.Results, 1)
+}
+
+func requestSearchAs(nc *nats.Conn, sandbox string, req schemas.SearchRequest) (schemas.SearchResponse, error) {
 	var resp schemas.SearchResponse
 	data, _ := json.Marshal(req)
-	msg, err := nc.Request(schemas.SearchSubject, data, 2*time.Second)
+	msg, err := nc.Request(schemas.SandboxSearchSubject(sandbox), data, 2*time.Second)
 	if err != nil {
 		return resp, err
 	}

@@ -19,7 +19,7 @@ func Family() tools.Module {
 		Open: func(_ context.Context, env tools.Env) (tools.Opened, error) {
 			cfg := Config{Workspace: env.Dir.Base(), Logger: env.Log}
 			if env.Request != nil {
-				cfg.Search = NewRequestSearcher(env.Request)
+				cfg.Search = NewRequestSearcher(env.Executor.SandboxID, env.Request)
 			}
 			w := New(cfg)
 			return tools.Opened{Tools: w.Tools(), Close: w.Close}, nil

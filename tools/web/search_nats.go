@@ -17,15 +17,17 @@ import (
 type RequestFunc func(ctx context.Context, subject string, data []byte) ([]byte, error)
 
 // NATSSearcher forwards search requests over NATS to the control plane's
-// search service on schemas.SearchSubject. It is safe for concurrent use.
+// search service on the sandbox's schemas.SandboxSearchSubject. It is safe
+// for concurrent use.
 type NATSSearcher struct {
+	subject string
 	request RequestFunc
 }
 
 // NewNATSSearcher returns a Searcher that asks the search service through
-// nc.
-func NewNATSSearcher(nc *nats.Conn) *NATSSearcher {
-	return NewRequestSearcher(func(ctx context.Context, subject string, data []byte) ([]byte, error) {
+// nc for sandbox sandboxID.
+func NewNATSSearcher(sandboxID string, nc *nats.Conn) *NATSSearcher {
+	return NewRequestSearcher(sandboxID, func(ctx context.Context, subject string, data []byte) ([]byte, error) {
 		m, err := nc.RequestWithContext(ctx, subject, data)
 		if err != nil {
 			return nil, err
@@ -34,10 +36,10 @@ func NewNATSSearcher(nc *nats.Conn) *NATSSearcher {
 	})
 }
 
-// NewRequestSearcher returns a Searcher that asks the search service with
-// request, such as the executor's tools.Env.Request.
-func NewRequestSearcher(request RequestFunc) *NATSSearcher {
-	return &NATSSearcher{request: request}
+// NewRequestSearcher returns a Searcher that asks the search service for
+// sandbox sandboxID with request, such as the executor's tools.Env.Request.
+func NewRequestSearcher(sandboxID string, request RequestFunc) *NATSSearcher {
+	return &NATSSearcher{subject: schemas.SandboxSearchSubject(sandboxID), request: request}
 }
 
 // Search sends req and waits for the answer until ctx ends (30 s when ctx
@@ -52,10 +54,10 @@ func (s *NATSSearcher) Search(ctx context.Context, req schemas.SearchRequest) (s
 	if err != nil {
 		return schemas.SearchResponse{}, fmt.Errorf("encode search request: %w", err)
 	}
-	reply, err := s.request(ctx, schemas.SearchSubject, data)
+	reply, err := s.request(ctx, s.subject, data)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return schemas.SearchResponse{}, fmt.Errorf("%w: nothing serves %s (is the search service running?)", ErrNoSearch, schemas.SearchSubject)
+		return schemas.SearchResponse{}, fmt.Errorf("%w: nothing serves %s (is the search service running?)", ErrNoSearch, s.subject)
 	case err != nil:
 		return schemas.SearchResponse{}, fmt.Errorf("ask the search service: %w", err)
 	}

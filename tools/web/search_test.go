@@ -47,7 +47,7 @@ func startSearch(t *testing.T, cfg *search.Config) *nats.Conn {
 	})
 	// Ready when it answers (an empty query is answered without a provider).
 	require.Eventually(t, func() bool {
-		_, err := nc.Request(schemas.SearchSubject, []byte(`{"query":""}`), 200*time.Millisecond)
+		_, err := nc.Request(schemas.SandboxSearchSubject("sb-web"), []byte(`{"query":""}`), 200*time.Millisecond)
 		return err == nil
 	}, 5*time.Second, 20*time.Millisecond)
 	return nc
@@ -59,7 +59,7 @@ func TestWebSearchThroughService(t *testing.T) {
 	cfg := search.DefaultConfig()
 	cfg.SearXNG.URL = searx.URL
 	nc := startSearch(t, &cfg)
-	w := newWeb(t, Config{Search: NewNATSSearcher(nc)})
+	w := newWeb(t, Config{Search: NewNATSSearcher("sb-web", nc)})
 
 	res, err := call(t, w, "web_search", map[string]any{"query": "sandox", "count": 3})
 	require.NoError(t, err)
@@ -82,7 +82,7 @@ func TestWebSearchWithoutService(t *testing.T) {
 		cfg  func(t *testing.T) Config
 	}{
 		{"no searcher", func(t *testing.T) Config { return Config{} }},
-		{"nobody serves the subject", func(t *testing.T) Config { return Config{Search: NewNATSSearcher(startSearch(t, nil))} }},
+		{"nobody serves the subject", func(t *testing.T) Config { return Config{Search: NewNATSSearcher("sb-web", startSearch(t, nil))} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,3 +31,46 @@ def test_url(monkeypatch: pytest.MonkeyPatch) -> None:
     assert credentials.default_url() == "nats://127.0.0.1:4222"
     monkeypatch.setenv("SANDOX_NATS_URL", "nats://10.0.0.1:4222")
     assert credentials.default_url() == "nats://10.0.0.1:4222"
+
+
+# A user seed from the NATS documentation's examples, for tests only.
+TEST_SEED = "SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU"
+TEST_JWT = "eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.eyJzdWIiOiJ0ZXN0In0.c2ln"
+CREDS = f"""-----BEGIN NATS USER JWT-----
+{TEST_JWT}
+------END NATS USER JWT------
+
+************************* IMPORTANT *************************
+NKEY Seed printed below can be used to sign and prove identity.
+
+-----BEGIN USER NKEY SEED-----
+{TEST_SEED}
+------END USER NKEY SEED------
+"""
+
+
+def test_caller_signs_the_command_id(tmp_path: Path) -> None:
+    import base64
+
+    import nkeys
+
+    f = tmp_path / "client.creds"
+    f.write_text(CREDS)
+    caller = credentials.load_caller(str(f))
+    assert caller.jwt == TEST_JWT
+    h = caller.headers("cmd-1")
+    assert h["Sandox-Caller-Jwt"] == TEST_JWT
+    sig = h["Sandox-Caller-Sig"]
+    assert "=" not in sig, "base64url without padding, as the Go side decodes it"
+    raw = base64.urlsafe_b64decode(sig + "=" * (-len(sig) % 4))
+    pub = nkeys.from_seed(TEST_SEED.encode())
+    assert pub.verify(b"cmd-1", raw)
+    with pytest.raises(nkeys.ErrInvalidSignature):
+        pub.verify(b"cmd-2", raw)
+
+
+def test_caller_refuses_what_is_not_creds(tmp_path: Path) -> None:
+    f = tmp_path / "bad.creds"
+    f.write_text("not a creds file")
+    with pytest.raises(ValueError, match="want a user JWT and a user seed"):
+        credentials.load_caller(str(f))

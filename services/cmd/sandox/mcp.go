@@ -33,6 +33,8 @@ func serveMCP(ctx context.Context, args []string) error {
 	addr := fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio")
 	dotted := fs.Bool("dotted-names", false, "offer tools as filesystem_tools.read_file instead of filesystem_tools__read_file (some clients refuse dots)")
 	idle := fs.Duration("session-timeout", 30*time.Minute, "with --http, close a session (and end its sandbox) after this long without requests")
+	tokenFile := fs.String("token-file", "", "with --http, the bearer token every request must carry (default: $"+envMCPToken+", else ~/.config/sandox/mcp.token, made on first use)")
+	noAuth := fs.Bool("no-auth", false, "with --http on a loopback address, take requests without a token")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -41,17 +43,24 @@ func serveMCP(ctx context.Context, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	opts := mcp.Options{Name: "sandox", Logger: log, DottedNames: *dotted}
+	guard := func(h http.Handler) http.Handler { return h }
+	if *addr != "" {
+		var err error
+		if guard, err = httpGuard(*addr, *tokenFile, *noAuth, os.Getenv(envMCPToken), log); err != nil {
+			return err
+		}
+	}
 	sdkOpts := []sdk.Option{sdk.WithURL(*url)}
 	if *creds != "" {
 		sdkOpts = append(sdkOpts, sdk.WithCredentials(*creds))
 	}
 	if *sandbox != "" {
-		return mcpAttach(ctx, *sandbox, *addr, opts, sdkOpts)
+		return mcpAttach(ctx, *sandbox, *addr, guard, opts, sdkOpts)
 	}
-	return mcpPerSession(ctx, *groupFile, *addr, *idle, opts, sdkOpts)
+	return mcpPerSession(ctx, *groupFile, *addr, *idle, guard, opts, sdkOpts)
 }
 
-func mcpAttach(ctx context.Context, id, addr string, opts mcp.Options, sdkOpts []sdk.Option) error {
+func mcpAttach(ctx context.Context, id, addr string, guard func(http.Handler) http.Handler, opts mcp.Options, sdkOpts []sdk.Option) error {
 	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: cliGroup}, sdkOpts...)
 	if err != nil {
 		return err
@@ -70,10 +79,10 @@ func mcpAttach(ctx context.Context, id, addr string, opts mcp.Options, sdkOpts [
 		return err
 	}
 	h := sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv }, &sdkmcp.StreamableHTTPOptions{Logger: opts.Logger})
-	return serveHTTP(ctx, ln, h, opts.Logger)
+	return serveHTTP(ctx, ln, guard(h), opts.Logger)
 }
 
-func mcpPerSession(ctx context.Context, file, addr string, idle time.Duration, opts mcp.Options, sdkOpts []sdk.Option) error {
+func mcpPerSession(ctx context.Context, file, addr string, idle time.Duration, guard func(http.Handler) http.Handler, opts mcp.Options, sdkOpts []sdk.Option) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -99,7 +108,7 @@ func mcpPerSession(ctx context.Context, file, addr string, idle time.Duration, o
 		serveErr = err
 	} else {
 		h := ps.Handler(&sdkmcp.StreamableHTTPOptions{Logger: opts.Logger, SessionTimeout: idle})
-		serveErr = serveHTTP(ctx, ln, h, opts.Logger)
+		serveErr = serveHTTP(ctx, ln, guard(h), opts.Logger)
 	}
 	cleanup := context.WithoutCancel(ctx)
 	return errors.Join(serveErr, ps.Close(cleanup), g.End(cleanup))

@@ -5,8 +5,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,8 +98,18 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 }
 
+// bearer adds a bearer token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // TestServeHTTPServesUntilCancelled serves a sandbox over streamable HTTP
-// on loopback the way `sandox mcp --http` does, and shuts down cleanly.
+// on loopback the way `sandox mcp --http` does, behind the token made on
+// first use, and shuts down cleanly.
 func TestServeHTTPServesUntilCancelled(t *testing.T) {
 	sb := executortest.Start(t, "sb-http-cli", nil)
 	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: cliGroup}, sdk.WithConn(sb.Conn))
@@ -107,11 +120,23 @@ func TestServeHTTPServesUntilCancelled(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
+	tokenFile := filepath.Join(t.TempDir(), "mcp.token")
+	guard, err := httpGuard(ln.Addr().String(), tokenFile, false, "", slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	token, err := os.ReadFile(tokenFile)
+	require.NoError(t, err, "the token is made on first use")
 	h := sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv }, nil)
-	go func() { done <- serveHTTP(ctx, ln, h, slog.New(slog.DiscardHandler)) }()
+	go func() { done <- serveHTTP(ctx, ln, guard(h), slog.New(slog.DiscardHandler)) }()
 
+	endpoint := "http://" + ln.Addr().String() + "/"
 	c := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "http-test", Version: "v0"}, nil)
-	cs, err := c.Connect(t.Context(), &sdkmcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/"}, nil)
+	_, err = c.Connect(t.Context(), &sdkmcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	require.Error(t, err, "no token, no session")
+	assert.Contains(t, err.Error(), "Unauthorized")
+	cs, err := c.Connect(t.Context(), &sdkmcp.StreamableClientTransport{
+		Endpoint:   endpoint,
+		HTTPClient: &http.Client{Transport: bearer{strings.TrimSpace(string(token))}},
+	}, nil)
 	require.NoError(t, err)
 	res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: "terminal_tools__run", Arguments: map[string]any{"command": "echo over-http"}})
 	require.NoError(t, err)
@@ -125,6 +150,29 @@ func TestServeHTTPServesUntilCancelled(t *testing.T) {
 		assert.NoError(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("serveHTTP did not return after its context ended")
+	}
+}
+
+func TestHTTPGuard(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	_, err := httpGuard("0.0.0.0:8931", "", true, "", log)
+	assert.ErrorContains(t, err, "only a loopback address may be served without a token")
+	for _, addr := range []string{"127.0.0.1:8931", "[::1]:8931", "localhost:8931"} {
+		_, err := httpGuard(addr, "", true, "", log)
+		assert.NoError(t, err, addr)
+	}
+
+	guard, err := httpGuard("0.0.0.0:8931", filepath.Join(t.TempDir(), "unused"), false, "from-env", log)
+	require.NoError(t, err)
+	srv := httptest.NewServer(guard(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {})))
+	t.Cleanup(srv.Close)
+	for token, status := range map[string]int{"from-env": http.StatusOK, "other": http.StatusUnauthorized} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, status, resp.StatusCode, token)
 	}
 }
 

@@ -200,7 +200,7 @@ func up(ctx context.Context, args []string) error {
 		// The embedding endpoint's key, like the databases' password, stays
 		// in the control plane (docs/databases.md).
 		Env: append([]string{"SANDOX_NATS_URL=" + internalNATSURL, "SANDOX_NATS_CREDS=" + dataCredsFile,
-			"SANDOX_NEO4J_PASSWORD_FILE=" + dataPasswordFile, "SANDOX_POPULATE_DIR=" + populateDir}, prefixedEnv("SANDOX_EMBED_")...),
+			"SANDOX_NEO4J_PASSWORD_FILE=" + dataPasswordFile, "SANDOX_POPULATE_DIR=" + populateDir}, append(prefixedEnv("SANDOX_EMBED_"), prefixedEnv("SANDOX_POPULATE_ALLOW=")...)...),
 		// Local population sources (the demo's data set among them).
 		Binds:                []string{populateDir + ":" + populateDir + ":ro"},
 		Hardened:             true,

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -19,6 +21,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/data"
 	"github.com/sandox/sandox/services/data/neo4jtest"
+	"github.com/sandox/sandox/services/egress"
 	"github.com/sandox/sandox/services/data/populate"
 	"github.com/sandox/sandox/services/data/populate/dummy"
 )
@@ -210,3 +213,53 @@ func TestLocalSourcesStayInTheDirectory(t *testing.T) {
 	}
 	assert.Len(t, mem.docs, 1)
 }
+
+// TestURLSourcesOnTheAllowlist shows URL sources whose host the allowlist
+// refuses reported and skipped, nothing fetched, while an allowed one
+// loads; and a redirect from an allowed host to one that is not refused
+// where the client dials, as the data service runs it (egress.Allowlist).
+func TestURLSourcesOnTheAllowlist(t *testing.T) {
+	var fetched atomic.Int32
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched.Add(1)
+		if r.URL.Path == "/redirect.md" {
+			// To the same server by its address, which is not listed.
+			http.Redirect(w, r, "http://127.0.0.1"+port(r.Host)+"/ok.md", http.StatusFound)
+			return
+		}
+		fmt.Fprint(w, "# Allowed\n\nFetched over HTTP.\n")
+	}))
+	t.Cleanup(web.Close)
+	p := port(web.Listener.Addr().String())
+	allow, err := egress.ParseAllowlist([]string{"localhost"})
+	require.NoError(t, err)
+	mem := &memVectors{docs: map[string]schemas.VectorDocument{}}
+	r := &populate.Runner{GroupID: "g", Vectors: mem, Dir: t.TempDir(), Allow: allow.Allows, Dial: allow.DialContext}
+	cfg, err := populate.Parse(fmt.Sprintf(`
+s3: {endpoint: "http://127.0.0.1%s"}
+databases:
+  qdrant:
+    ns:
+      - source: http://localhost%s/ok.md
+      - source: http://127.0.0.1%s/refused.md
+      - source: s3://bucket/docs/
+      - source: http://localhost%s/redirect.md
+`, p, p, p, p))
+	require.NoError(t, err)
+	out, err := r.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, out, 4)
+	assert.Equal(t, 1, out[0].Loaded, "the allowed host")
+	for _, e := range out[1:3] {
+		assert.Zero(t, e.Loaded, e.Source)
+		require.Len(t, e.Bad, 1, e.Source)
+		assert.Contains(t, e.Bad[0].Reason, `host not on the population allowlist (SANDOX_POPULATE_ALLOW): "127.0.0.1"`, e.Source)
+	}
+	assert.Zero(t, out[3].Loaded, "the redirect")
+	require.Len(t, out[3].Bad, 1)
+	assert.Contains(t, out[3].Bad[0].Reason, egress.ErrDenied.Error())
+	assert.Equal(t, int32(2), fetched.Load(), "only the allowed source and the redirect reached the server")
+}
+
+// port returns ":port" of a host:port.
+func port(hostport string) string { return hostport[strings.LastIndex(hostport, ":"):] }

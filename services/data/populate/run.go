@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
+	"net"
 	"sort"
 	"strings"
 
@@ -33,8 +33,14 @@ type Runner struct {
 	Graph   GraphSink  // nil when the group has no Neo4j
 	// Dir is where relative local paths resolve.
 	Dir string
-	// HTTP fetches http(s) sources; http.DefaultClient when nil.
-	HTTP *http.Client
+	// Dial, when set, makes every connection of http(s) and s3 sources
+	// (no proxy is used then, so it sees the real destination); the
+	// default transports when nil.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Allow, when set, says whether a URL source's host may be fetched;
+	// a source whose host it refuses is reported and skipped. Nil allows
+	// every host.
+	Allow func(host string) bool
 	// Progress gets an event after every batch and at the end of every
 	// source; nil discards them.
 	Progress func(schemas.PopulationEvent)
@@ -54,7 +60,7 @@ func (r *Runner) Run(ctx context.Context, cfg Config) ([]schemas.PopulationEvent
 	if r.Log == nil {
 		r.Log = slog.New(slog.DiscardHandler)
 	}
-	f := &fetcher{dir: r.Dir, http: r.HTTP, s3: cfg.S3}
+	f := newFetcher(r.Dir, r.Dial, r.Allow, cfg.S3)
 	var out []schemas.PopulationEvent
 	for _, db := range sortedKeys(cfg.Databases) {
 		spaces := cfg.Databases[db]

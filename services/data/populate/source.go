@@ -6,19 +6,26 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
 // ErrSource means a source could not be read.
 var ErrSource = errors.New("source")
+
+// ErrNotAllowed means a URL source's host is not on the population
+// allowlist (the data service's SANDOX_POPULATE_ALLOW).
+var ErrNotAllowed = errors.New("host not on the population allowlist (SANDOX_POPULATE_ALLOW)")
 
 // file is one file of a source: its name (for reports and ids) and how to
 // open it.
@@ -29,18 +36,46 @@ type file struct {
 
 // fetcher lists and opens the files of sources.
 type fetcher struct {
-	dir  string // relative local paths resolve against it
-	http *http.Client
-	s3   S3Config
-	s3c  *s3.Client
+	dir   string // relative local paths resolve against it
+	http  *http.Client
+	dial  func(ctx context.Context, network, addr string) (net.Conn, error) // nil: the default
+	allow func(host string) bool                                            // nil allows every host
+	s3    S3Config
+	s3c   *s3.Client
+}
+
+// newFetcher returns a fetcher whose HTTP and S3 connections are made by
+// dial (without a proxy) when it is set.
+func newFetcher(dir string, dial func(ctx context.Context, network, addr string) (net.Conn, error), allow func(string) bool, s3cfg S3Config) *fetcher {
+	f := &fetcher{dir: dir, http: http.DefaultClient, dial: dial, allow: allow, s3: s3cfg}
+	if dial != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		f.withDial(tr)
+		f.http = &http.Client{Transport: tr}
+	}
+	return f
+}
+
+// withDial makes tr connect through f.dial, with no proxy.
+func (f *fetcher) withDial(tr *http.Transport) {
+	tr.Proxy = nil
+	tr.DialContext = f.dial
 }
 
 // files lists the files of a source, in name order.
 func (f *fetcher) files(ctx context.Context, src string) ([]file, error) {
 	switch {
 	case strings.HasPrefix(src, "s3://"):
+		if f.s3.Endpoint != "" {
+			if err := f.allowed(src, f.s3.Endpoint); err != nil {
+				return nil, err
+			}
+		}
 		return f.s3Files(ctx, src)
 	case strings.HasPrefix(src, "http://"), strings.HasPrefix(src, "https://"):
+		if err := f.allowed(src, src); err != nil {
+			return nil, err
+		}
 		return []file{{Name: src, Open: func(ctx context.Context) (io.ReadCloser, error) { return f.get(ctx, src) }}}, nil
 	}
 	path, err := f.local(src)
@@ -97,6 +132,23 @@ func (f *fetcher) local(src string) (string, error) {
 	return real, nil
 }
 
+// allowed checks the host of rawURL, which source src reaches, against the
+// allowlist: the early check with a clear message. The HTTP client's dialer
+// checks again where it connects (redirects, names resolved).
+func (f *fetcher) allowed(src, rawURL string) error {
+	if f.allow == nil {
+		return nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Hostname() == "" {
+		return fmt.Errorf("%w %s: not a URL with a host", ErrSource, src)
+	}
+	if !f.allow(u.Hostname()) {
+		return fmt.Errorf("%w %s: %w: %q", ErrSource, src, ErrNotAllowed, u.Hostname())
+	}
+	return nil
+}
+
 func localFile(name, path string) file {
 	return file{Name: name, Open: func(context.Context) (io.ReadCloser, error) { return os.Open(path) }}
 }
@@ -106,11 +158,7 @@ func (f *fetcher) get(ctx context.Context, url string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := f.http
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
+	resp, err := f.http.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +182,11 @@ func (f *fetcher) client(ctx context.Context) (*s3.Client, error) {
 	}
 	if f.s3.Region != "" {
 		opts = append(opts, awsconfig.WithRegion(f.s3.Region))
+	}
+	if f.dial != nil {
+		// The SDK adds its own CA bundle (AWS_CA_BUNDLE) to the transport,
+		// so it needs its buildable client rather than an http.Client.
+		opts = append(opts, awsconfig.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(f.withDial)))
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {

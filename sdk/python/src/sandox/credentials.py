@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import nkeys
+
+from . import subjects
 
 CREDENTIALS_ENV = "SANDOX_NATS_CREDS"
 """Names a .creds file that overrides the default."""
@@ -47,3 +54,42 @@ def default_url() -> str:
     """Returns $SANDOX_NATS_URL, or nats://127.0.0.1:4222 (where `sandox up`
     listens)."""
     return os.environ.get(URL_ENV, "") or DEFAULT_URL
+
+
+# A decorated block of a .creds file: a dashed header line, the content,
+# a dashed footer line (nats-io/jwt's ParseDecoratedJWT reads the same).
+_BLOCK = re.compile(r"^\s*-{3,}[^\n]*-{3,}\s*\n\s*(\S+)\s*\n\s*-{3,}[^\n]*-{3,}", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A client's NATS identity, to sign the commands it sends so that the
+    orchestrator can record and verify who sent each one (docs/audit.md),
+    as the Go SDK's sdk/caller.go does."""
+
+    jwt: str
+    seed: bytes
+
+    def headers(self, command_id: str) -> dict[str, str]:
+        """The headers that name and prove the caller of a command: the
+        user JWT and the user key's signature of the command id (base64url,
+        no padding)."""
+        kp = nkeys.from_seed(self.seed)
+        try:
+            sig = kp.sign(command_id.encode())
+        finally:
+            kp.wipe()
+        return {
+            subjects.HEADER_CALLER_JWT: self.jwt,
+            subjects.HEADER_CALLER_SIG: base64.urlsafe_b64encode(sig).rstrip(b"=").decode(),
+        }
+
+
+def load_caller(path: str) -> Caller:
+    """Reads the user JWT and the seed of a .creds file. Raises ValueError
+    naming the file when it holds neither in the decorated form."""
+    text = Path(path).read_text()
+    blocks = _BLOCK.findall(text)
+    if len(blocks) < 2 or not blocks[1].startswith("SU"):
+        raise ValueError(f"credentials {path}: want a user JWT and a user seed (a .creds file from `sandox creds`)")
+    return Caller(jwt=blocks[0], seed=blocks[1].encode())

@@ -208,6 +208,7 @@ class GroupStatus(ReadModel):
     sandboxes: NilList[str]
     databases: list[DatabaseEndpoint] | None = Field(default=None)
     database_host: str | None = Field(default=None)
+    hosts: dict[str, Any] | None = Field(default=None)
     created_at: datetime | None = Field(default=None)
     expires_at: datetime | None = Field(default=None)
     expired: str | None = Field(default=None)

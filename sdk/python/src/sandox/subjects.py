@@ -10,6 +10,8 @@ REQUEST_SUBJECT_PREFIX = "sandox.req."
 HEADER_BATCH_ID = "Sandox-Batch-Id"
 HEADER_STOP_ON_ERROR = "Sandox-Stop-On-Error"
 HEADER_MSG_ID = "Nats-Msg-Id"
+HEADER_CALLER_JWT = "Sandox-Caller-Jwt"
+HEADER_CALLER_SIG = "Sandox-Caller-Sig"
 
 # The event kinds after which a batch in flight will not be answered
 # (schemas.EventKind.LosesBatches in Go).

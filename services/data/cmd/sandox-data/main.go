@@ -7,6 +7,9 @@
 // of the groups' Neo4j), and SANDOX_NEO4J_ADDR / SANDOX_QDRANT_ADDR
 // (host:port of databases shared by every group that has none of its own),
 // SANDOX_POPULATE_DIR (where relative local population sources resolve),
+// SANDOX_POPULATE_ALLOW (the comma-separated hosts, *.domains, addresses
+// and CIDRs that http(s) and s3 population sources may reach; none when
+// unset),
 // and SANDOX_EMBED_URL, SANDOX_EMBED_MODEL, SANDOX_EMBED_KEY,
 // SANDOX_EMBED_DIM for an OpenAI-compatible embedding endpoint (the
 // offline hashing embedder otherwise).
@@ -40,7 +43,10 @@ func main() {
 }
 
 func run(ctx context.Context, log *slog.Logger) error {
-	cfg := data.Config{Endpoints: map[string]string{}, Embedder: data.EmbedderFromEnv(os.Getenv), PopulateDir: os.Getenv("SANDOX_POPULATE_DIR")}
+	cfg := data.Config{
+		Endpoints: map[string]string{}, Embedder: data.EmbedderFromEnv(os.Getenv),
+		PopulateDir: os.Getenv("SANDOX_POPULATE_DIR"), PopulateAllow: listEnv(os.Getenv("SANDOX_POPULATE_ALLOW")),
+	}
 	if f := os.Getenv("SANDOX_NEO4J_PASSWORD_FILE"); f != "" {
 		pw, err := os.ReadFile(f)
 		if err != nil {
@@ -76,4 +82,15 @@ func run(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	return svc.Serve(ctx, nc)
+}
+
+// listEnv splits a comma-separated setting, dropping blanks.
+func listEnv(v string) []string {
+	var out []string
+	for _, e := range strings.Split(v, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

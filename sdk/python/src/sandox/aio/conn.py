@@ -18,7 +18,7 @@ from nats.aio.client import Client
 from pydantic import ValidationError
 
 from .. import subjects
-from ..credentials import default_credentials, default_url
+from ..credentials import Caller, default_credentials, default_url, load_caller
 from ..errors import (
     BadRequestError,
     InternalError,
@@ -61,11 +61,12 @@ class Options:
 class Conn:
     """A NATS connection and the calls every part of the SDK makes on it."""
 
-    def __init__(self, opts: Options, nc: Client, owned: bool) -> None:
+    def __init__(self, opts: Options, nc: Client, owned: bool, caller: Caller | None = None) -> None:
         self.opts = opts
         self.nc = nc
         self.js = nc.jetstream()
         self.owned = owned
+        self.caller = caller
 
     @classmethod
     async def dial(cls, opts: Options) -> Conn:
@@ -81,6 +82,12 @@ class Conn:
         async def on_error(e: Exception) -> None:
             last.append(e)
 
+        caller = None
+        if creds:
+            try:
+                caller = load_caller(creds)
+            except (OSError, ValueError) as e:
+                raise BadRequestError(str(e)) from e
         kwargs: dict = {
             "servers": url,
             "name": "sandox-sdk-python",
@@ -98,7 +105,7 @@ class Conn:
             raise UnavailableError(
                 f"connect to NATS at {url}: {cause!r} (is sandox up? run `sandox up`)"
             ) from cause
-        return cls(opts, nc, owned=True)
+        return cls(opts, nc, owned=True, caller=caller)
 
     async def close(self) -> None:
         if self.owned and not self.nc.is_closed:
@@ -126,7 +133,10 @@ class Conn:
                     subjects.command(cmd.kind),
                     data,
                     timeout=max(0.1, min(10.0, deadline - loop.time())),
-                    headers={subjects.HEADER_MSG_ID: cmd.id},
+                    headers={
+                        subjects.HEADER_MSG_ID: cmd.id,
+                        **(self.caller.headers(cmd.id) if self.caller else {}),
+                    },
                 )
             except (nats.js.errors.NoStreamResponseError, nats.errors.NoRespondersError) as e:
                 raise UnavailableError(
