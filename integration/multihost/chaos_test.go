@@ -25,9 +25,10 @@ const (
 	groupCount      = 3
 	sandboxesPerGrp = 4
 	batchesPerSb    = 4
-	// killAfter is how many sandboxes run when the chaos starts: the
-	// others are being created or started then.
-	killAfter = 3
+	// killAfter is how many sandboxes run when the chaos starts: each
+	// group's first two, placed one on each host (spread), so that both
+	// hosts hold sandboxes; the others are being created or started then.
+	killAfter = 2 * groupCount
 )
 
 // timeline logs what happened when, relative to the load's start.
