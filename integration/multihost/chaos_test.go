@@ -193,7 +193,13 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d sandboxes, %d batches: %d answered, %d with a typed error", len(l.runs), okBatches+failedBatches, okBatches, failedBatches)
+	var tries, existed int
+	for _, r := range l.runs {
+		tries += r.creates + r.starts
+		existed += r.existed
+	}
+	t.Logf("%d sandboxes, %d batches: %d answered, %d with a typed error; %d lifecycle commands sent (retries included), %d creates answered already_exists",
+		len(l.runs), okBatches+failedBatches, okBatches, failedBatches, tries, existed)
 
 	// After the chaos every sandbox answers again.
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
