@@ -2,11 +2,14 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/go-connections/nat"
 )
@@ -30,12 +33,102 @@ func (c *Client) EnsureNetwork(ctx context.Context, name string, labels map[stri
 // inter-container traffic off (enable_icc=false) unless it exists: its
 // containers reach the outside through the host's NAT, but not each other.
 func (c *Client) EnsureIsolatedNetwork(ctx context.Context, name string, labels map[string]string) error {
-	_, err := c.ensureNetwork(ctx, name, network.CreateOptions{
+	_, err := c.ensureNetwork(ctx, name, isolatedNetwork(labels, ""))
+	return err
+}
+
+// isolatedNetwork is a bridge with inter-container traffic off, on subnet
+// when it is not "" (else on one of the engine's default address pools).
+func isolatedNetwork(labels map[string]string, subnet string) network.CreateOptions {
+	opts := network.CreateOptions{
 		Driver:  "bridge",
 		Labels:  labels,
 		Options: map[string]string{"com.docker.network.bridge.enable_icc": "false"},
-	})
-	return err
+	}
+	if subnet != "" {
+		cfg := network.IPAMConfig{Subnet: subnet}
+		// The first address is the host's, as the engine would choose;
+		// named, so that the network's inspect shows it.
+		if p, err := netip.ParsePrefix(subnet); err == nil {
+			cfg.Gateway = p.Masked().Addr().Next().String()
+		}
+		opts.IPAM = &network.IPAM{Config: []network.IPAMConfig{cfg}}
+	}
+	return opts
+}
+
+// CreateIsolatedNetwork creates the bridge network name, with
+// inter-container traffic off, on subnet (a CIDR; "" takes one from the
+// engine's default address pools). A name already taken wraps
+// ErrNetworkExists; any other refusal, such as a subnet that overlaps
+// another network's, is returned as the engine gave it.
+func (c *Client) CreateIsolatedNetwork(ctx context.Context, name, subnet string, labels map[string]string) error {
+	if _, err := c.api.NetworkCreate(ctx, name, isolatedNetwork(labels, subnet)); err != nil {
+		if errdefs.IsConflict(err) {
+			return fmt.Errorf("create network %s: %w: %w", name, ErrNetworkExists, err)
+		}
+		return fmt.Errorf("create network %s on %s: %w", name, subnet, err)
+	}
+	return nil
+}
+
+// ErrNetworkExists reports a network name that is already taken.
+var ErrNetworkExists = errors.New("network exists")
+
+// Network is a network as the engine has it.
+type Network struct {
+	Name   string
+	Driver string
+	// Subnets are the network's address ranges (CIDRs).
+	Subnets []string
+	Labels  map[string]string
+}
+
+// Networks lists the engine's networks that carry every label in labels
+// ("key=value" or "key"; none lists them all).
+func (c *Client) Networks(ctx context.Context, labels ...string) ([]Network, error) {
+	f := filters.NewArgs()
+	for _, l := range labels {
+		f.Add("label", l)
+	}
+	list, err := c.api.NetworkList(ctx, network.ListOptions{Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("list networks: %w", err)
+	}
+	out := make([]Network, 0, len(list))
+	for _, n := range list {
+		nw := Network{Name: n.Name, Driver: n.Driver, Labels: n.Labels}
+		for _, cfg := range n.IPAM.Config {
+			if cfg.Subnet != "" {
+				nw.Subnets = append(nw.Subnets, cfg.Subnet)
+			}
+		}
+		out = append(out, nw)
+	}
+	return out, nil
+}
+
+// NetworkMembers returns the names of the containers attached to the
+// network name, in any state: a created container that has not started
+// yet is attached already (the engine gives it its endpoint when it
+// starts). The engine's inspect of the network lists running containers
+// only, so this asks the container list.
+func (c *Client) NetworkMembers(ctx context.Context, name string) ([]string, error) {
+	list, err := c.api.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("network", name))})
+	if err != nil {
+		return nil, fmt.Errorf("list containers on network %s: %w", name, err)
+	}
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		// The filter also matches a network whose id starts with name.
+		if _, ok := s.NetworkSettings.Networks[name]; s.NetworkSettings != nil && !ok {
+			continue
+		}
+		if len(s.Names) > 0 {
+			out = append(out, strings.TrimPrefix(s.Names[0], "/"))
+		}
+	}
+	return out, nil
 }
 
 // ensureNetwork creates the network name with opts unless it exists (or

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"time"
 
 	"github.com/docker/docker/api/types/mount"
@@ -206,4 +207,49 @@ func (r *Runtime) ContainerIP(ctx context.Context, id, network string) (string, 
 		return "", fmt.Errorf("container %s has no address on network %s", id, network)
 	}
 	return ip, nil
+}
+
+var _ orchestrator.EgressRuntime = (*Runtime)(nil)
+
+// Networks lists the engine's networks (orchestrator.EgressRuntime).
+func (r *Runtime) Networks(ctx context.Context) ([]orchestrator.NetworkState, error) {
+	list, err := r.c.Networks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]orchestrator.NetworkState, 0, len(list))
+	for _, n := range list {
+		st := orchestrator.NetworkState{Name: n.Name, Labels: n.Labels}
+		for _, s := range n.Subnets {
+			// An IPv6 or unparsable subnet cannot overlap the IPv4 pool.
+			if p, err := netip.ParsePrefix(s); err == nil {
+				st.Subnets = append(st.Subnets, p.Masked())
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// NetworkMembers returns the names of the containers on the network, in
+// any state (orchestrator.EgressRuntime).
+func (r *Runtime) NetworkMembers(ctx context.Context, network string) ([]string, error) {
+	return r.c.NetworkMembers(ctx, network)
+}
+
+// CreateIsolatedNetwork creates a bridge with inter-container traffic off
+// on spec.Subnet (orchestrator.EgressRuntime); a name already taken wraps
+// orchestrator.ErrNetworkExists.
+func (r *Runtime) CreateIsolatedNetwork(ctx context.Context, spec orchestrator.NetworkSpec) error {
+	err := r.c.CreateIsolatedNetwork(ctx, spec.Name, spec.Subnet.String(), spec.Labels)
+	if errors.Is(err, ErrNetworkExists) {
+		return fmt.Errorf("%w: %w", orchestrator.ErrNetworkExists, err)
+	}
+	return err
+}
+
+// RemoveNetwork removes a network; a missing one is no error
+// (orchestrator.EgressRuntime).
+func (r *Runtime) RemoveNetwork(ctx context.Context, name string) error {
+	return r.c.RemoveNetwork(ctx, name)
 }

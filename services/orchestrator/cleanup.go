@@ -73,14 +73,17 @@ const (
 	resContainer = "container"
 	resIdentity  = "identity"
 	resEgress    = "egress proxy"
+	resNetwork   = "empty egress networks"
 )
 
 // sandboxResources returns the full undo stack of an existing sandbox:
 // running it revokes the sandbox's identity first, so that it is off the
 // bus at once, then removes the container, the volume and the disk, and
-// releases the ledger allocation. The sandbox's record is not on it.
+// releases the ledger allocation; last it removes the bridges of open
+// egress left empty. The sandbox's record is not on it.
 func (w *Worker) sandboxResources(container, sandboxID string) *cleanup {
 	c := &cleanup{}
+	c.push(resNetwork, func(ctx context.Context) error { return w.pruneEgressNetworks(ctx, ContainerName(sandboxID)) })
 	c.push(resLedger, func(ctx context.Context) error { return w.release(ctx, sandboxID) })
 	c.push(resDisk, func(context.Context) error { return w.detachDisk(sandboxID) })
 	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, VolumeName(sandboxID)) })

@@ -61,8 +61,18 @@ type Config struct {
 	// host.
 	EgressDir string
 	// EgressNetwork is the Docker network of sandboxes whose egress is
-	// open: a bridge with inter-container traffic off.
+	// open: a bridge with inter-container traffic off. It is the first of
+	// their bridges; when it is full they go on EgressNetwork-1,
+	// EgressNetwork-2, … (docs/security.md, "Open egress at density").
 	EgressNetwork string
+	// EgressShardCapacity is how many containers one bridge of open
+	// egress holds before the next one is used (at most BridgePortLimit,
+	// and what a subnet of EgressAddressPool addresses); 0 puts every
+	// such sandbox on EgressNetwork alone.
+	EgressShardCapacity int
+	// EgressAddressPool is where the bridges of open egress that the
+	// worker creates take their subnets.
+	EgressAddressPool EgressAddressPool
 	// Runtime is the OCI runtime sandboxes run under (the engine must know
 	// it, e.g. runsc or kata-runtime); "" is the engine's default.
 	Runtime string
@@ -132,6 +142,8 @@ func DefaultConfig() Config {
 		CredsDir:             "/var/lib/sandox/creds",
 		EgressDir:            "/var/lib/sandox/egress",
 		EgressNetwork:        "sandox-egress",
+		EgressShardCapacity:  1000,
+		EgressAddressPool:    DefaultEgressAddressPool(),
 		TmpSize:              "256m",
 		ShmSize:              "64m",
 		DatabaseNetwork:      "sandox-data",

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"strings"
 
 	"github.com/sandox/sandox/schemas"
@@ -39,10 +40,11 @@ func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, 
 // connection to other sandboxes, the orchestrator, the host's services,
 // NATS's other ports or anything else. allowlist: the same, plus its own
 // filtering proxy's socket, which the executor forwards from
-// SandboxProxyAddr, and HTTP(S)_PROXY pointing there. open: EgressNetwork,
-// a bridge with inter-container traffic off. Without NATSSocket the
+// SandboxProxyAddr, and HTTP(S)_PROXY pointing there. open: a bridge with
+// inter-container traffic off, EgressNetwork or, when that is full, the
+// next shard with room (egressShards.place). Without NATSSocket the
 // sandbox joins Network as before.
-func (w *Worker) withNetwork(spec *ContainerSpec, st *schemas.SandboxStatus) error {
+func (w *Worker) withNetwork(ctx context.Context, spec *ContainerSpec, st *schemas.SandboxStatus) error {
 	src := w.cfg.NATSSocket
 	if src == "" {
 		return nil
@@ -60,6 +62,13 @@ func (w *Worker) withNetwork(spec *ContainerSpec, st *schemas.SandboxStatus) err
 	switch policy.Policy {
 	case schemas.EgressOpen:
 		spec.Network = w.cfg.EgressNetwork
+		if w.shards != nil {
+			name, err := w.shards.place(ctx, spec.Name)
+			if err != nil {
+				return err
+			}
+			spec.Network = name
+		}
 	case schemas.EgressAllowlist:
 		allow, err := egress.ParseAllowlist(policy.Allow)
 		if err != nil {
@@ -75,6 +84,21 @@ func (w *Worker) withNetwork(spec *ContainerSpec, st *schemas.SandboxStatus) err
 			schemas.EnvEgressProxy+"="+SandboxEgressSocket,
 			"HTTP_PROXY="+proxy, "HTTPS_PROXY="+proxy, "http_proxy="+proxy, "https_proxy="+proxy,
 			"NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1")
+	}
+	return nil
+}
+
+// pruneEgressNetworks removes the bridges of open egress that are empty
+// and not needed next (egressShards.prune); it runs after the container
+// is removed. A bridge it could not remove is logged, not
+// returned: an empty bridge harms nothing, and the next prune or `sandox
+// down` removes it.
+func (w *Worker) pruneEgressNetworks(ctx context.Context, container string) error {
+	if w.shards == nil {
+		return nil
+	}
+	if err := w.shards.prune(ctx, container); err != nil {
+		w.log.Warn("empty egress networks left", "err", err)
 	}
 	return nil
 }

@@ -154,7 +154,7 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	spec := w.containerSpec(st, labels)
 	w.withIdentity(&spec, st.ID)
 	undo.push(resEgress, func(context.Context) error { return w.egress.Close(st.ID) })
-	if err := w.withNetwork(&spec, st); err != nil {
+	if err := w.withNetwork(ctx, &spec, st); err != nil {
 		return err
 	}
 	w.withRuntime(&spec)

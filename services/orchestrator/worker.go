@@ -34,6 +34,9 @@ type Worker struct {
 	egress egress.Proxies
 	// pool holds this worker's warm sandboxes (pool.go).
 	pool *warmPool
+	// shards places sandboxes with open egress on bridges (egressnet.go);
+	// nil puts them all on EgressNetwork.
+	shards *egressShards
 	// hostName is the worker's host (Config.Host, or its engine's id):
 	// its sandboxes are placed there and only its workers act on them.
 	hostName string
@@ -64,6 +67,9 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	}
 	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pool: newWarmPool(), hostName: host}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
+	if w.shards, err = newEgressShards(rt, cfg); err != nil {
+		return nil, err
+	}
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
 	}

@@ -51,6 +51,12 @@ func down(ctx context.Context, args []string) error {
 		errs = append(errs, (&disks.Pool{Dir: disksDir}).DetachAll())
 	}
 	errs = append(errs, d.RemoveNetwork(ctx, networkName), d.RemoveNetwork(ctx, egressNetwork), d.RemoveNetwork(ctx, databaseNetwork))
+	// The other bridges of open egress that the orchestrator made.
+	shards, err := d.Networks(ctx, orchestrator.LabelSystem+"="+upSystem, orchestrator.LabelEgressShard)
+	errs = append(errs, err)
+	for _, n := range shards {
+		errs = append(errs, d.RemoveNetwork(ctx, n.Name))
+	}
 	// The NATS socket's volume holds nothing but the socket.
 	errs = append(errs, d.RemoveVolume(ctx, natsSocketVolume))
 	if *purge {

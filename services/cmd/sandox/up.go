@@ -115,10 +115,9 @@ func up(ctx context.Context, args []string) error {
 	if _, err := d.EnsureNetwork(ctx, networkName, map[string]string{controlPlaneRole: "network"}); err != nil {
 		return err
 	}
-	// Sandboxes whose egress is open: out through NAT, not to each other.
-	if err := d.EnsureIsolatedNetwork(ctx, egressNetwork, map[string]string{controlPlaneRole: "egress-network"}); err != nil {
-		return err
-	}
+	// Sandboxes whose egress is open go on bridges that the orchestrator
+	// makes when the first needs one (sandox-egress, sandox-egress-1, …),
+	// on subnets of its own address pool (docs/security.md).
 	if err := ensureRunning(ctx, d, docker.ContainerSpec{
 		Name:    natsContainer,
 		Image:   build.ControlImage,

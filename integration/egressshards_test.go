@@ -1,0 +1,197 @@
+package integration
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator"
+)
+
+// shardSystem runs a sandox system of its own beside the test system's: a
+// NATS server (same authority, its own socket) and one worker with cfg, so
+// that every command goes to that worker. It returns a client connection.
+// Its containers carry the system label cfg.System; everything is removed
+// at cleanup.
+func shardSystem(t *testing.T, cfg orchestrator.Config) *nats.Conn {
+	t.Helper()
+	sockDir, err := os.MkdirTemp("", "sandox-it-shards")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	require.NoError(t, os.Chmod(sockDir, 0o755))
+	ncfg := natsd.DefaultConfig()
+	ncfg.Host, ncfg.Port, ncfg.StoreDir, ncfg.Auth = "127.0.0.1", -1, t.TempDir(), env.auth
+	ncfg.Socket = filepath.Join(sockDir, "nats.sock")
+	ns, err := natsd.Start(ncfg)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	connect := func(role auth.Role) *nats.Conn {
+		creds, err := env.auth.Mint("shards "+string(role), role, "")
+		require.NoError(t, err)
+		nc, err := nats.Connect(ns.ClientURL(), creds.Option())
+		require.NoError(t, err)
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	control := connect(auth.RoleControl)
+	cfg.NATSSocket = sockDir
+	cfg.CredsDir = t.TempDir()
+	require.NoError(t, os.Chmod(cfg.CredsDir, 0o755))
+	w, err := orchestrator.NewWorker(t.Context(), control, docker.NewRuntime(env.docker), cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	require.NoError(t, err)
+	wctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	t.Cleanup(func() {
+		cancel()
+		assert.NoError(t, <-done)
+		ctx := context.Background()
+		left, _ := env.docker.List(ctx, orchestrator.LabelSystem+"="+cfg.System)
+		for _, c := range left {
+			_ = env.docker.Remove(ctx, c.ID)
+			_ = env.docker.RemoveVolume(ctx, orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))
+		}
+		nets, err := env.docker.Networks(ctx, orchestrator.LabelSystem+"="+cfg.System)
+		assert.NoError(t, err)
+		for _, n := range nets {
+			assert.NoError(t, env.docker.RemoveNetwork(ctx, n.Name))
+		}
+	})
+	return connect(auth.RoleClient)
+}
+
+// networkOf returns the one network a container is on and its address.
+func networkOf(t *testing.T, container string) (string, string) {
+	t.Helper()
+	st, err := env.docker.Inspect(t.Context(), container)
+	require.NoError(t, err)
+	require.Len(t, st.IPs, 1, "networks of %s: %v", container, st.IPs)
+	for n, ip := range st.IPs {
+		return n, ip
+	}
+	return "", ""
+}
+
+// TestEgressShards runs sandboxes with open egress on a worker whose
+// bridges hold two containers each: the first two join the first bridge,
+// which the worker makes on its address pool, the third a second one;
+// each bridge keeps inter-container traffic off, so no sandbox reaches
+// another's listening port, on its bridge or on the other; a sandbox on
+// the second bridge still has a route out (a server on the host); and the
+// second bridge goes once it is empty and not needed next.
+func TestEgressShards(t *testing.T) {
+	ctx := t.Context()
+	cfg := env.worker
+	cfg.Worker = "it-shards-worker"
+	cfg.System = env.network + "-shards"
+	cfg.EgressNetwork = env.network + "-shard"
+	cfg.EgressShardCapacity = 2
+	cfg.DisksDir = ""
+	nc := shardSystem(t, cfg)
+
+	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: "it-shards", ComputeResources: schemas.ComputeResources{Memory: "256MiB"}}, sdk.WithConn(nc), sdk.WithCommandTimeout(5*time.Minute))
+	require.NoError(t, err)
+	require.NoError(t, g.Start(ctx))
+	t.Cleanup(func() { assert.NoError(t, g.End(context.Background())) })
+	open := sdk.SandboxOptions{Egress: &schemas.Egress{Policy: schemas.EgressOpen}}
+	var sbs []*sdk.Sandbox
+	var nets, ips []string
+	for _, id := range []string{"it-shard-1", "it-shard-2", "it-shard-3"} {
+		sb, err := g.CreateSandbox(ctx, id, open)
+		require.NoError(t, err)
+		require.NoError(t, sb.Start(ctx))
+		n, ip := networkOf(t, sb.Status().Container)
+		sbs, nets, ips = append(sbs, sb), append(nets, n), append(ips, ip)
+	}
+	shard0, shard1 := cfg.EgressNetwork, cfg.EgressNetwork+"-1"
+	assert.Equal(t, []string{shard0, shard0, shard1}, nets, "sandboxes 1-2 on the first bridge, 3 on the second")
+
+	pool := netip.MustParsePrefix(cfg.EgressAddressPool.Base)
+	for _, n := range []string{shard0, shard1} {
+		out, err := exec.CommandContext(ctx, "docker", "network", "inspect", "-f",
+			`{{index .Options "com.docker.network.bridge.enable_icc"}} {{range .IPAM.Config}}{{.Subnet}}{{end}} {{index .Labels "dev.sandox.egress-shard"}}`, n).Output()
+		require.NoError(t, err)
+		f := strings.Fields(string(out))
+		require.Len(t, f, 3, "%s: %s", n, out)
+		assert.Equal(t, "false", f[0], "%s: inter-container traffic off", n)
+		subnet := netip.MustParsePrefix(f[1])
+		assert.True(t, pool.Contains(subnet.Addr()) && subnet.Bits() == cfg.EgressAddressPool.Size, "%s: subnet %s is a /%d of %s", n, subnet, cfg.EgressAddressPool.Size, pool)
+		for i, ip := range ips {
+			if nets[i] == n {
+				assert.True(t, subnet.Contains(netip.MustParseAddr(ip)), "sandbox %d's address %s in %s", i+1, ip, subnet)
+			}
+		}
+	}
+
+	// Every sandbox listens on every address it has.
+	for i, sb := range sbs {
+		shell(t, sb, "nohup python3 -m http.server 8000 --bind 0.0.0.0 >/dev/null 2>&1 &")
+		own := net.JoinHostPort(ips[i], "8000")
+		require.Eventually(t, func() bool { return tryConnect(t, sb, own)[own] == "ok" }, 10*time.Second, 200*time.Millisecond, "sandbox %d listens on %s", i+1, own)
+	}
+	t.Run("no sandbox reaches another's port", func(t *testing.T) {
+		tests := []struct {
+			name     string
+			from, to int
+		}{
+			{"on one bridge", 1, 0},
+			{"from the second bridge to the first", 2, 0},
+			{"from the first bridge to the second", 0, 2},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				addr := net.JoinHostPort(ips[tt.to], "8000")
+				got := tryConnect(t, sbs[tt.from], addr)[addr]
+				assert.Contains(t, []string{"ETIMEDOUT", "timed out", "ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH"}, got, "sandbox %d to %s", tt.from+1, addr)
+			})
+		}
+	})
+	t.Run("the second bridge has a route out", func(t *testing.T) {
+		gw, err := env.docker.EnsureNetwork(ctx, shard1, nil)
+		require.NoError(t, err)
+		u := hostServer(t, gw, "out")
+		assert.Equal(t, fetched{Status: 200, Body: "out"}, fetch(t, sbs[2], u))
+	})
+	t.Run("an empty second bridge goes", func(t *testing.T) {
+		// While the first is full, the second stays even when empty: it
+		// is where the next sandbox goes.
+		require.NoError(t, sbs[2].End(ctx))
+		assert.True(t, hasNetwork(t, shard1), "the next sandbox's bridge stays")
+		// Now the first bridge has room: the second is not needed.
+		require.NoError(t, sbs[0].End(ctx))
+		assert.False(t, hasNetwork(t, shard1), "the empty second bridge is removed")
+		assert.True(t, hasNetwork(t, shard0), "the first bridge stays")
+	})
+}
+
+// hasNetwork says whether the engine has the network name.
+func hasNetwork(t *testing.T, name string) bool {
+	t.Helper()
+	nets, err := env.docker.Networks(t.Context())
+	require.NoError(t, err)
+	for _, n := range nets {
+		if n.Name == name {
+			return true
+		}
+	}
+	return false
+}
