@@ -97,7 +97,7 @@ func (c *conn) command(ctx context.Context, cmd schemas.Command) (schemas.Comman
 	if err := c.who.sign(msg, cmd.ID); err != nil {
 		return schemas.CommandResult{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
-	if _, err := c.js.PublishMsg(ctx, msg, jetstream.WithMsgID(cmd.ID)); err != nil {
+	if err := c.publish(ctx, msg, cmd.ID); err != nil {
 		if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
 			return schemas.CommandResult{}, fmt.Errorf("%w: no %s stream answers: is an orchestrator running? (sandox up)", ErrUnavailable, schemas.CommandStream)
 		}
@@ -115,6 +115,30 @@ func (c *conn) command(ctx context.Context, cmd schemas.Command) (schemas.Comman
 		return res, fmt.Errorf("%s %s: %w", cmd.Kind, target(cmd), fromWire(res.Error))
 	}
 	return res, nil
+}
+
+// publishAckWait bounds the wait for the command stream's acknowledgement
+// of one publish.
+const publishAckWait = 5 * time.Second
+
+// publish stores msg in the command stream under the message id id. A
+// publish that gets no acknowledgement within publishAckWait (its node
+// died, or the stream's leader moved while it was in flight) is sent again
+// with the same id until ctx is done: the stream stores one message per id
+// within its duplicate window (two minutes), so the command is stored at
+// most once.
+func (c *conn) publish(ctx context.Context, msg *nats.Msg, id string) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, publishAckWait)
+		_, err := c.js.PublishMsg(actx, msg, jetstream.WithMsgID(id))
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+			return err
+		}
+	}
 }
 
 func target(cmd schemas.Command) string {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test-deps.sh makes sure this machine has what the tests need, fresh or not:
-# a Docker engine that answers, the base image, e2fsprogs and the loop
+# a Docker engine that answers, the base image, a second Docker engine (the
+# multi-host test, integration/multihost), e2fsprogs and the loop
 # driver's control node (disk limits), Chromium (the browser tools), and
 # the NATS CLI the integration tests drive. It is idempotent and quick
 # when everything is present.
@@ -9,6 +10,9 @@ cd "$(dirname "$0")/../.."
 
 bash build/scripts/engine.sh
 bash build/scripts/base-image.sh
+# The multi-host chaos test plays two hosts on this machine: a second dockerd
+# with its own socket, data root and bridge (docs/deploy.md).
+bash build/scripts/engine2.sh
 
 # Disk limits (services/disks, integration TestDiskLimit) format ext4 images
 # and attach them to loop devices: e2fsprogs and the loop driver's control

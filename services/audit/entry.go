@@ -52,18 +52,27 @@ type Entry struct {
 }
 
 // index remembers, across the log, what later entries do not say
-// themselves: the group of a sandbox and the command of a result.
+// themselves: the group of a sandbox and the command of a result. It also
+// remembers which commands' results were read, so that a command appears
+// once in a replay (see parse).
 type index struct {
 	groups   map[string]string          // sandbox id -> group id
 	commands map[string]schemas.Command // command id -> command
+	results  map[string]bool            // command ids whose result was read
 }
 
 func newIndex() *index {
-	return &index{groups: map[string]string{}, commands: map[string]schemas.Command{}}
+	return &index{groups: map[string]string{}, commands: map[string]schemas.Command{}, results: map[string]bool{}}
 }
 
 // parse reads one stored message into an entry, learning what later
-// entries need. ok is false for a subject the audit log does not know.
+// entries need. ok is false for a subject the audit log does not know, and
+// for the repeats of a command: a command is recorded by every worker that
+// takes it, so one whose worker died with it in hand is recorded again by
+// the worker it is redelivered to (schemas.CommandRecord.Delivery above 1),
+// and its result is published again when a redelivery finds it already
+// answered. The replay shows the first record and the first result of each
+// command id only.
 func (ix *index) parse(seq uint64, at time.Time, subject string, hdr map[string][]string, data []byte) (Entry, bool) {
 	e := Entry{Seq: seq, Time: at.UTC(), Subject: subject, Data: json.RawMessage(data)}
 	if !json.Valid(data) {
@@ -82,6 +91,9 @@ func (ix *index) parse(seq uint64, at time.Time, subject string, hdr map[string]
 		var rec schemas.CommandRecord
 		_ = json.Unmarshal(data, &rec)
 		e.Kind, e.CommandID = KindCommand, tok[3]
+		if _, seen := ix.commands[e.CommandID]; seen {
+			return e, false
+		}
 		e.What, e.GroupID, e.SandboxID = string(rec.Command.Kind), rec.Command.GroupID, rec.Command.SandboxID
 		e.Caller = &rec.Caller
 		ix.commands[e.CommandID] = rec.Command
@@ -92,6 +104,10 @@ func (ix *index) parse(seq uint64, at time.Time, subject string, hdr map[string]
 		var res schemas.CommandResult
 		_ = json.Unmarshal(data, &res)
 		e.Kind, e.CommandID, e.What = KindResult, tok[3], string(res.Kind)
+		if ix.results[e.CommandID] {
+			return e, false
+		}
+		ix.results[e.CommandID] = true
 		if res.Error != nil {
 			e.Error = string(res.Error.Code)
 		}

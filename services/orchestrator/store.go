@@ -194,7 +194,15 @@ func get(ctx context.Context, kv jetstream.KeyValue, key string, v any) (uint64,
 	return e.Revision(), nil
 }
 
+// isWrongSequence reports whether err is a compare-and-set conflict: the
+// key changed since the revision read. A bucket of one replica reports it
+// with code 10071, a replicated one (a cluster) with 10164; the client
+// maps both to ErrKeyRevisionMismatch.
 func isWrongSequence(err error) bool {
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return true
+	}
 	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }

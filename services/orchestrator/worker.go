@@ -393,6 +393,9 @@ func wireError(err error) *schemas.Error {
 	if errors.As(err, &we) {
 		return we
 	}
+	if busUnavailable(err) {
+		return schemas.Errorf(schemas.CodeUnavailable, "NATS did not answer (a node or a stream's leader changing?): %w", err)
+	}
 	return schemas.Errorf(schemas.CodeInternal, "%w", err)
 }
 
