@@ -47,6 +47,10 @@ type SandboxStatus struct {
 	Reason    string       `json:"reason,omitempty"`
 	Image     string       `json:"image"`
 	Container string       `json:"container,omitempty"`
+	// CreatedBy is the id of the command that created the sandbox: a
+	// redelivery of that command (its worker died) finishes the create
+	// instead of answering already_exists.
+	CreatedBy string `json:"created_by,omitempty"`
 	// Host is the orchestrator host (one Docker engine) the sandbox was
 	// placed on; only that host's workers act on it. "" on records made
 	// before placement existed, which belong to the single host.

@@ -199,7 +199,7 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 		existed += r.existed
 		remade += r.remade
 	}
-	t.Logf("%d sandboxes, %d batches: %d answered, %d with a typed error; %d lifecycle commands sent (retries included), %d creates answered already_exists, %d half-made sandboxes ended and made again (known gap)",
+	t.Logf("%d sandboxes, %d batches: %d answered, %d with a typed error; %d lifecycle commands sent (retries included), %d creates answered already_exists, %d half-made sandboxes ended and made again",
 		len(l.runs), okBatches+failedBatches, okBatches, failedBatches, tries, existed, remade)
 
 	// After the chaos every sandbox answers again.

@@ -152,11 +152,14 @@ func (l *load) createAndStart(ctx context.Context, g *sdk.SandboxGroup, id strin
 		return run
 	}
 	err = retry(ctx, &run.starts, func(ctx context.Context, _ bool) error { return sb.Start(ctx) })
-	if err != nil && run.existed > 0 && errors.Is(err, sdk.ErrInternal) && run.remade == 0 {
-		// Known gap (docs/architecture.md): a create whose worker died
-		// between recording the sandbox and creating its container leaves
-		// a record without a container, which its redelivery answers
-		// already_exists and a start cannot start. End it and make it
+	if err != nil && run.existed > 0 && errors.Is(err, sdk.ErrConflict) && run.remade == 0 {
+		// A create whose worker died between recording the sandbox and
+		// creating its container leaves a record without a container
+		// until the work queue delivers that create again (after its 30 s
+		// ack wait), which then finishes it (Worker.redeliveredCreate).
+		// A retry of the create under a new command id meanwhile answers
+		// already_exists, and a start answers conflict. The client does
+		// not wait for the redelivery: it ends the sandbox and makes it
 		// again, once.
 		run.remade++
 		if eerr := sb.End(ctx); eerr == nil || errors.Is(eerr, sdk.ErrNotFound) {

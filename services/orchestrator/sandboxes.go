@@ -90,10 +90,17 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		Resources: limits,
 		Databases: dbs,
 		Egress:    &egressPolicy,
+		CreatedBy: cmdID,
 	}
 	setLifetime(&st, spec, time.Now().UTC())
 	if _, err := w.store.createSandbox(ctx, st); err != nil {
-		return schemas.SandboxStatus{}, err
+		prev, done, rerr := w.redeliveredCreate(ctx, g, st.ID, cmdID, err)
+		if done {
+			return prev, rerr
+		}
+		if _, err := w.store.createSandbox(ctx, st); err != nil {
+			return schemas.SandboxStatus{}, err
+		}
 	}
 	undo := &cleanup{}
 	defer func() {
@@ -230,6 +237,10 @@ func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas
 	}
 	if st.State == schemas.StateRunning {
 		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
+	}
+	if st.Container == "" {
+		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, schemas.Errorf(schemas.CodeConflict,
+			"sandbox %s has no container: its create did not finish (the worker making it stopped); it finishes when that create is delivered again, or end the sandbox and create it again", st.ID)
 	}
 	st, err = w.doStartSandbox(ctx, st, cmd.ID)
 	return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, err

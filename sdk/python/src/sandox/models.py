@@ -249,6 +249,7 @@ class SandboxStatus(ReadModel):
     reason: str | None = Field(default=None)
     image: str
     container: str | None = Field(default=None)
+    created_by: str | None = Field(default=None)
     host: str | None = Field(default=None)
     families: list[str] | None = Field(default=None)
     tools: NilList[str]
