@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -133,7 +134,12 @@ func (s *store) updateSandbox(ctx context.Context, id string, change func(*schem
 // change is no error.
 func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, missing error, change func(*T) error) (T, error) {
 	var zero T
-	for range 20 {
+	for try := range updateTries {
+		if try > 0 {
+			if err := conflictBackoff(ctx, try); err != nil {
+				return zero, err
+			}
+		}
 		var v T
 		rev, err := get(ctx, kv, key, &v)
 		switch {
@@ -164,6 +170,24 @@ func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, missi
 		}
 	}
 	return zero, schemas.Errorf(schemas.CodeConflict, "%s/%s changed too often to update", kv.Bucket(), key)
+}
+
+// updateTries bounds the compare-and-set tries of one update.
+const updateTries = 30
+
+// conflictBackoff waits before the next try of a compare-and-set that lost
+// to another writer: a random time up to 2^try ms (64 ms at most), so that
+// writers that collided do not collide again in step. On a replicated
+// bucket a read may also lag the last write for a moment, which a tight
+// loop of tries would only repeat.
+func conflictBackoff(ctx context.Context, try int) error {
+	d := time.Duration(rand.Int64N(int64(min(1<<try, 64)) * int64(time.Millisecond)))
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }
 
 // errUnchanged stops an update that has nothing to change.
