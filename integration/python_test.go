@@ -83,4 +83,15 @@ func TestPythonSDK(t *testing.T) {
 		return nil
 	}))
 	assert.Positive(t, commands, "the walkthrough's commands are in the audit log")
+
+	// And its action batches, each signed over its id and its actions.
+	batches := 0
+	require.NoError(t, audit.Replay(t.Context(), js, audit.Filter{Group: "py-walk", Kinds: []string{string(audit.KindBatch)}}, false, func(e audit.Entry) error {
+		batches++
+		if assert.NotNil(t, e.Caller, "batch %s", e.BatchID) {
+			assert.True(t, e.Caller.Verified, "batch %s: caller %+v", e.BatchID, *e.Caller)
+		}
+		return nil
+	}))
+	assert.Positive(t, batches, "the walkthrough's batches are in the audit log")
 }

@@ -1,17 +1,30 @@
 package schemas
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
 
-// Headers a client sets on a lifecycle command so that the orchestrator can
-// record, and check, who sent it. HeaderCallerJWT carries the client's NATS
-// user JWT; HeaderCallerSig the user key's signature of the command id
-// (base64url without padding). Only the holder of the user's seed can
-// make the signature, and the orchestrator checks that the JWT was issued
-// by its own account (see docs/audit.md).
+// Headers a client sets on a lifecycle command, and on an action batch, so
+// that the audit log can record, and check, who sent it. HeaderCallerJWT
+// carries the client's NATS user JWT; HeaderCallerSig the user key's
+// signature (base64url without padding) of the command id, or of
+// SignedBatch for a batch. Only the holder of the user's seed can make the
+// signature, and the checker checks that the JWT was issued by its own
+// account (see docs/audit.md).
 const (
 	HeaderCallerJWT = "Sandox-Caller-Jwt"
 	HeaderCallerSig = "Sandox-Caller-Sig"
 )
+
+// SignedBatch is what a client signs for an action batch: the batch id, a
+// newline and the hex SHA-256 of the payload, so that the signature names
+// this batch and these actions only.
+func SignedBatch(batchID string, payload []byte) []byte {
+	sum := sha256.Sum256(payload)
+	return []byte(batchID + "\n" + hex.EncodeToString(sum[:]))
+}
 
 // Caller is who sent a command, as the orchestrator recorded it.
 type Caller struct {

@@ -41,15 +41,15 @@ func loadCaller(path string) (*caller, error) {
 }
 
 // sign sets schemas.HeaderCallerJWT and schemas.HeaderCallerSig on msg:
-// the user's JWT and its key's signature of the command id. A nil caller
-// sets nothing.
-func (c *caller) sign(msg *nats.Msg, commandID string) error {
+// the user's JWT and its key's signature of signed (a command's id, or
+// schemas.SignedBatch of an action batch). A nil caller sets nothing.
+func (c *caller) sign(msg *nats.Msg, signed []byte) error {
 	if c == nil {
 		return nil
 	}
-	sig, err := c.kp.Sign([]byte(commandID))
+	sig, err := c.kp.Sign(signed)
 	if err != nil {
-		return fmt.Errorf("sign command: %w", err)
+		return fmt.Errorf("sign for the audit log: %w", err)
 	}
 	msg.Header.Set(schemas.HeaderCallerJWT, c.jwt)
 	msg.Header.Set(schemas.HeaderCallerSig, base64.RawURLEncoding.EncodeToString(sig))

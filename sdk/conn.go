@@ -94,7 +94,7 @@ func (c *conn) command(ctx context.Context, cmd schemas.Command) (schemas.Comman
 	defer sub.Unsubscribe()
 	msg := nats.NewMsg(schemas.CommandSubject(cmd.Kind))
 	msg.Data = data
-	if err := c.who.sign(msg, cmd.ID); err != nil {
+	if err := c.who.sign(msg, []byte(cmd.ID)); err != nil {
 		return schemas.CommandResult{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	if err := c.publish(ctx, msg, cmd.ID); err != nil {

@@ -196,6 +196,10 @@ func (s *Sandbox) SendActionsAsync(ctx context.Context, actions schemas.Actions,
 	msg.Data = data
 	msg.Header.Set(schemas.HeaderBatchID, batch)
 	msg.Header.Set(schemas.HeaderStopOnError, strconv.FormatBool(o.stopOnError))
+	if err := c.who.sign(msg, schemas.SignedBatch(batch, data)); err != nil {
+		f.release()
+		return nil, err
+	}
 	f.sent = time.Now()
 	if err := c.nc.PublishMsg(msg); err != nil {
 		f.release()

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/auth"
 )
 
 // Kind is what an entry of the audit log records.
@@ -59,6 +62,9 @@ type index struct {
 	groups   map[string]string          // sandbox id -> group id
 	commands map[string]schemas.Command // command id -> command
 	results  map[string]bool            // command ids whose result was read
+	// account is the sandox account that issues every identity, against
+	// which a batch's caller is checked; "" verifies none.
+	account string
 }
 
 func newIndex() *index {
@@ -125,6 +131,8 @@ func (ix *index) parse(seq uint64, at time.Time, subject string, hdr map[string]
 	case len(tok) == 4 && tok[1] == "evt" && tok[2] == "batch":
 		e.Kind, e.SandboxID = KindBatch, tok[3]
 		e.BatchID, e.Reply = header(schemas.HeaderBatchID), header(schemas.HeaderReply)
+		c := auth.CallerOf(nats.Header(hdr), schemas.SignedBatch(e.BatchID, data), ix.account)
+		e.Caller = &c
 		if actions, err := schemas.ParseActions(data); err == nil {
 			e.Tools = toolList(actions)
 		} else {

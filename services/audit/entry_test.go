@@ -1,14 +1,17 @@
 package audit
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nkeys"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/auth"
 )
 
 // TestParseShowsACommandOnce reads the log of a command whose worker died
@@ -50,6 +53,52 @@ func TestParseShowsACommandOnce(t *testing.T) {
 			assert.Equal(t, m.shown, ok)
 			if ok {
 				assert.Equal(t, "g", e.GroupID)
+			}
+		})
+	}
+}
+
+// TestBatchCaller checks that a batch record names who sent the batch:
+// verified when the user key signed this batch id and these actions and
+// the account issued the user, not when the actions were changed after.
+func TestBatchCaller(t *testing.T) {
+	authority, err := auth.NewAuthority()
+	require.NoError(t, err)
+	creds, err := authority.Mint("alice", auth.RoleClient, "")
+	require.NoError(t, err)
+	kp, err := nkeys.FromSeed(creds.Seed)
+	require.NoError(t, err)
+	payload := []byte(`{"filesystem_tools.stat_path":{"path":"."}}`)
+	sig, err := kp.Sign(schemas.SignedBatch("b1", payload))
+	require.NoError(t, err)
+	hdr := map[string][]string{
+		schemas.HeaderBatchID:   {"b1"},
+		schemas.HeaderCallerJWT: {creds.JWT},
+		schemas.HeaderCallerSig: {base64.RawURLEncoding.EncodeToString(sig)},
+	}
+	tests := []struct {
+		name     string
+		data     []byte
+		hdr      map[string][]string
+		verified bool
+		note     string
+	}{
+		{name: "signed", data: payload, hdr: hdr, verified: true},
+		{name: "actions changed after signing", data: []byte(`{"terminal_tools.run":{"command":"id"}}`), hdr: hdr, note: "signature does not match"},
+		{name: "no caller", data: payload, hdr: map[string][]string{schemas.HeaderBatchID: {"b1"}}, note: "carries no caller"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix := newIndex()
+			ix.account = authority.AccountKey()
+			e, ok := ix.parse(1, time.Now(), schemas.BatchRecordSubject("sb1"), tt.hdr, tt.data)
+			require.True(t, ok)
+			require.NotNil(t, e.Caller)
+			assert.Equal(t, tt.verified, e.Caller.Verified, e.Caller.Note)
+			assert.Contains(t, e.Caller.Note, tt.note)
+			if tt.verified {
+				assert.Equal(t, "alice", e.Caller.Name)
+				assert.Equal(t, "client", e.Caller.Role)
 			}
 		})
 	}

@@ -86,6 +86,9 @@ func describe(e Entry) string {
 		if strings.HasPrefix(e.Reply, "_INBOX.") {
 			b.WriteString("reply=_INBOX ")
 		}
+		if c := e.Caller; c != nil {
+			field("by", callerText(*c))
+		}
 	case KindObservations:
 		field("batch", e.BatchID)
 		field("error", e.Error)

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/auth"
 )
 
 // ErrNoLog reports that the audit log stream does not exist (no
@@ -48,6 +49,7 @@ func Replay(ctx context.Context, js jetstream.JetStream, f Filter, follow bool, 
 		iter.Stop()
 	}()
 	ix := newIndex()
+	ix.account = auth.AccountOf(ctx, js.Conn())
 	for {
 		msg, err := iter.Next()
 		if err != nil {

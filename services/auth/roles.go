@@ -50,6 +50,11 @@ const (
 	RevokeSubject = "sandox.auth.revoke"
 )
 
+// userInfoSubject answers a connection with its own user and account
+// (AccountOf): the audit log's readers learn there the account that
+// verified callers must come from.
+const userInfoSubject = "$SYS.REQ.USER.INFO"
+
 // responseTTL is how long a sandbox may take to answer a request: longer
 // than a full queue of batches may wait.
 const responseTTL = 24 * time.Hour
@@ -94,7 +99,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 			schemas.CommandSubjectPrefix+">",
 			"sandox.req.>",
 			"sandbox.*.actions", "sandbox.*.tools", "sandbox.*.stats", "sandbox.*.ping",
-			"$JS.API.>", "$JS.ACK.>", "$JS.FC.>", "_INBOX.>",
+			"$JS.API.>", "$JS.ACK.>", "$JS.FC.>", "_INBOX.>", userInfoSubject,
 		)
 		p.Pub.Deny.Add(jsWrites...)
 		// The subjects of commands and requests passed to one host are
@@ -102,7 +107,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 		p.Pub.Deny.Add(schemas.HostCommandPrefix+">", schemas.RequestSubjectPrefix+"host.>")
 		p.Sub.Allow.Add("sandox.evt.>", "sandox.obs.>", "_INBOX.>")
 	case RoleAudit:
-		p.Pub.Allow.Add("$JS.API.>", "$JS.FC.>", "_INBOX.>")
+		p.Pub.Allow.Add("$JS.API.>", "$JS.FC.>", "_INBOX.>", userInfoSubject)
 		p.Pub.Deny.Add(jsWrites...)
 		p.Sub.Allow.Add("sandox.evt.>", "sandox.obs.>", "_INBOX.>")
 	case RoleSandbox:

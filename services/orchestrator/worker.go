@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/egress"
 )
 
@@ -65,7 +66,7 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: ownAccount(ctx, nc), pools: newPoolSet(), hostName: host}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
 	if p := defaultPool(cfg); p != nil {
 		w.pools.set("", p)
 	}

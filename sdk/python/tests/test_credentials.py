@@ -74,3 +74,19 @@ def test_caller_refuses_what_is_not_creds(tmp_path: Path) -> None:
     f.write_text("not a creds file")
     with pytest.raises(ValueError, match="want a user JWT and a user seed"):
         credentials.load_caller(str(f))
+
+
+def test_caller_signs_a_batch(tmp_path: Path) -> None:
+    import base64
+    import hashlib
+
+    import nkeys
+
+    f = tmp_path / "client.creds"
+    f.write_text(CREDS)
+    payload = b'{"filesystem_tools.stat_path": {"path": "."}}'
+    h = credentials.load_caller(str(f)).batch_headers("b1", payload)
+    sig = h["Sandox-Caller-Sig"]
+    raw = base64.urlsafe_b64decode(sig + "=" * (-len(sig) % 4))
+    signed = b"b1\n" + hashlib.sha256(payload).hexdigest().encode()
+    assert nkeys.from_seed(TEST_SEED.encode()).verify(signed, raw)

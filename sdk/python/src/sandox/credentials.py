@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import re
 import sys
@@ -74,9 +75,18 @@ class Caller:
         """The headers that name and prove the caller of a command: the
         user JWT and the user key's signature of the command id (base64url,
         no padding)."""
+        return self._signed(command_id.encode())
+
+    def batch_headers(self, batch_id: str, payload: bytes) -> dict[str, str]:
+        """The headers that name and prove the caller of an action batch:
+        the signature covers the batch id and the SHA-256 of the payload
+        (schemas.SignedBatch in Go), so it names these actions only."""
+        return self._signed(f"{batch_id}\n{hashlib.sha256(payload).hexdigest()}".encode())
+
+    def _signed(self, data: bytes) -> dict[str, str]:
         kp = nkeys.from_seed(self.seed)
         try:
-            sig = kp.sign(command_id.encode())
+            sig = kp.sign(data)
         finally:
             kp.wipe()
         return {

@@ -83,6 +83,7 @@ class Future:
                 headers={
                     subjects.HEADER_BATCH_ID: self.batch_id,
                     subjects.HEADER_STOP_ON_ERROR: "true" if stop_on_error else "false",
+                    **(self._conn.caller.batch_headers(self.batch_id, payload) if self._conn.caller else {}),
                 },
             )
         except nats.errors.Error as e:
