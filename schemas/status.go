@@ -137,13 +137,25 @@ type GroupStatus struct {
 	DatabaseHost string `json:"database_host,omitempty"`
 	// Hosts counts the group's sandboxes on each orchestrator host. It is
 	// filled in status replies, from the sandboxes' records, not stored.
-	Hosts     map[string]int `json:"hosts,omitempty"`
-	CreatedAt time.Time      `json:"created_at,omitzero"`
+	Hosts map[string]int `json:"hosts,omitempty"`
+	// Placing holds, by sandbox id, the hosts chosen for the group's
+	// sandboxes whose creates are under way: placement counts them with
+	// Sandboxes, and writes its choice here in the same compare-and-set, so
+	// that creates sent together spread (or pack) as creates sent one by
+	// one do, whichever workers place them.
+	Placing   map[string]Placed `json:"placing,omitempty"`
+	CreatedAt time.Time         `json:"created_at,omitzero"`
 	// ExpiresAt is when its TTL ends it; zero without a TTL.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// Expired is set once, by the worker that ends the group for its TTL.
 	Expired   string    `json:"expired,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Placed is a placement of a sandbox whose create is under way.
+type Placed struct {
+	Host string    `json:"host"`
+	At   time.Time `json:"at"`
 }
 
 // SandboxUsage is a live reading of a sandbox's use against its limits.

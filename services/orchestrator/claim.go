@@ -201,6 +201,7 @@ func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupS
 		return schemas.SandboxStatus{}, false, nil
 	}
 	if _, err := w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
+		delete(g.Placing, st.ID)
 		if !slices.Contains(g.Sandboxes, st.ID) {
 			g.Sandboxes = append(g.Sandboxes, st.ID)
 		}

@@ -31,12 +31,48 @@ type candidate struct {
 // sandboxes, then the most free capacity; with pack, the most of the
 // group's sandboxes, then the most free capacity. When no host fits, the
 // error is CodeResourceExhausted naming each host's reason.
+//
+// The choice is made inside a compare-and-set of the group's record and
+// written there (GroupStatus.Placing), so that two placements of the
+// group, on any workers, never both count without the other.
 func (w *Worker) place(ctx context.Context, hosts map[string]schemas.HostStatus, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
+	var host string
+	_, err := w.store.updateGroup(ctx, g.ID, func(cur *schemas.GroupStatus) error {
+		prunePlacing(cur, time.Now())
+		var err error
+		if host, err = w.choose(ctx, hosts, *cur, spec); err != nil {
+			return err
+		}
+		if cur.Placing == nil {
+			cur.Placing = map[string]schemas.Placed{}
+		}
+		cur.Placing[spec.ID] = schemas.Placed{Host: host, At: time.Now().UTC()}
+		return nil
+	})
+	return host, err
+}
+
+// placingFor is how long a placement counts while its create is under way:
+// longer than a create takes, a forward to another host included.
+const placingFor = 2 * time.Minute
+
+// prunePlacing forgets the placements of g whose sandboxes g lists (their
+// creates finished) or that are older than placingFor (failed creates).
+func prunePlacing(g *schemas.GroupStatus, now time.Time) {
+	for id, p := range g.Placing {
+		if slices.Contains(g.Sandboxes, id) || now.Sub(p.At) > placingFor {
+			delete(g.Placing, id)
+		}
+	}
+}
+
+// choose is place's choice among hosts for spec in g as recorded.
+func (w *Worker) choose(ctx context.Context, hosts map[string]schemas.HostStatus, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
 	req, err := resources.Parse(resources.Merge(g.Spec.Compute, spec.Compute))
 	if err != nil {
 		return "", err
 	}
-	onHost := w.groupPerHost(ctx, g)
+	onHost := w.groupPerHost(ctx, g, spec.ID)
 	var cands []candidate
 	for name, h := range hosts {
 		c := candidate{name: name, group: onHost[name]}
@@ -86,9 +122,15 @@ func share(capacity, used int64) float64 {
 	return float64(max(capacity-used, 0)) / float64(capacity)
 }
 
-// groupPerHost counts group g's recorded sandboxes on each host.
-func (w *Worker) groupPerHost(ctx context.Context, g schemas.GroupStatus) map[string]int {
+// groupPerHost counts group g's sandboxes on each host: those it lists,
+// and those being created (g.Placing) but placing, the one being placed.
+func (w *Worker) groupPerHost(ctx context.Context, g schemas.GroupStatus, placing string) map[string]int {
 	n := map[string]int{}
+	for id, p := range g.Placing {
+		if id != placing && !slices.Contains(g.Sandboxes, id) {
+			n[p.Host]++
+		}
+	}
 	for _, id := range g.Sandboxes {
 		st, _, err := w.store.sandbox(ctx, id)
 		if err != nil {

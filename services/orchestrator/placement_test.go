@@ -174,6 +174,33 @@ func TestPlacementPolicies(t *testing.T) {
 	})
 }
 
+// TestConcurrentCreatesSpread sends a group's four creates at once, taken
+// by both workers: each placement is chosen and written in one
+// compare-and-set of the group's record (GroupStatus.Placing), so they
+// spread as creates sent one by one do.
+func TestConcurrentCreatesSpread(t *testing.T) {
+	h, a, b := multiHost(t, 8<<30, 8<<30)
+	h.createGroup("g-together", schemas.GroupSpec{Compute: schemas.ComputeResources{Memory: "1GiB"}})
+	ids := []string{"tog-1", "tog-2", "tog-3", "tog-4"}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			cmd := h.command(schemas.CreateSandbox, "g-together", id)
+			cmd.Sandbox = &schemas.SandboxSpec{}
+			res := h.send(cmd)
+			assert.Nil(t, res.Error, "create %s", id)
+		})
+	}
+	wg.Wait()
+	hosts := h.hostsOf(ids...)
+	assert.Equal(t, 2, count(hosts, a.name), "spread: %v", hosts)
+	assert.Equal(t, 2, count(hosts, b.name), "spread: %v", hosts)
+	g, _, err := h.w.store.group(t.Context(), "g-together")
+	require.NoError(t, err)
+	assert.Empty(t, g.Placing, "the finished creates' placements are gone from the record")
+	h.ok(h.command(schemas.EndGroup, "g-together", ""))
+}
+
 // TestCommandsRunOnTheOwningHost creates sandboxes on both hosts and
 // sends every later command for them through the shared subjects: start,
 // stats (command and request), end. Each runs on the sandbox's host only.

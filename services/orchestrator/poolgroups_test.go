@@ -99,6 +99,12 @@ func TestGroupPoolNeverCrossesGroups(t *testing.T) {
 			h.eventually("the pools fill", func() bool { return h.poolCount("g1") == 2 && h.poolCount("") == 1 })
 			mine := h.groupPooled("g1")
 			h.createGroup("g2", tc.spec)
+			if tc.spec.Pool != nil {
+				// With both groups' pools full the host's 4 cores are
+				// taken: a create before g2's pool is ready would be
+				// made fresh and refused.
+				h.eventually("g2's pool fills", func() bool { return h.poolCount("g2") == tc.spec.Pool.Size })
+			}
 			res := h.createSandbox("g2", "sb1", schemas.SandboxSpec{})
 			require.Nil(t, res.Error, "%+v", res.Error)
 			st := res.Sandboxes[0]

@@ -124,6 +124,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		return schemas.SandboxStatus{}, err
 	}
 	if _, err := w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
+		delete(g.Placing, st.ID)
 		if !slices.Contains(g.Sandboxes, st.ID) {
 			g.Sandboxes = append(g.Sandboxes, st.ID)
 		}

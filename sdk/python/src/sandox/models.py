@@ -207,6 +207,13 @@ GroupState = Literal["created", "running", "ended"]
 """GroupState: the values of schemas.GroupState in Go."""
 
 
+class Placed(ReadModel):
+    """Placed (schemas.Placed in Go)."""
+
+    host: str
+    at: datetime
+
+
 class GroupStatus(ReadModel):
     """GroupStatus (schemas.GroupStatus in Go)."""
 
@@ -217,6 +224,7 @@ class GroupStatus(ReadModel):
     databases: list[DatabaseEndpoint] | None = Field(default=None)
     database_host: str | None = Field(default=None)
     hosts: dict[str, Any] | None = Field(default=None)
+    placing: dict[str, Any] | None = Field(default=None)
     created_at: datetime | None = Field(default=None)
     expires_at: datetime | None = Field(default=None)
     expired: str | None = Field(default=None)
