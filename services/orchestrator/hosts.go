@@ -99,21 +99,14 @@ func (w *Worker) hostLive(ctx context.Context, host string) bool {
 // runHosts heartbeats the worker's host and looks for lost hosts every
 // cfg.HostHeartbeat until ctx is done.
 func (w *Worker) runHosts(ctx context.Context) {
-	t := time.NewTicker(w.cfg.HostHeartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, w.cfg.HostHeartbeat, func() {
 		if err := w.heartbeat(ctx); err != nil && ctx.Err() == nil {
 			w.log.Warn("host heartbeat", "host", w.hostName, "err", err)
 		}
 		if ctx.Err() == nil {
 			w.detectLostHosts(ctx)
 		}
-	}
+	})
 }
 
 // heartbeat refreshes the host's record: capacity, what its ledger holds,

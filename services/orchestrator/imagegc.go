@@ -52,22 +52,15 @@ func (w *Worker) collectImagesEvery(ctx context.Context) {
 	if !ok || w.cfg.ImageGC.Interval <= 0 {
 		return
 	}
-	t := time.NewTicker(w.cfg.ImageGC.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			removed, err := collectImages(ctx, store, w.cfg.ImageGC, time.Now())
-			if len(removed) > 0 {
-				w.log.Info("removed unused sandbox images", "images", removed)
-			}
-			if err != nil && ctx.Err() == nil {
-				w.log.Warn("image garbage collection", "err", err)
-			}
+	every(ctx, w.cfg.ImageGC.Interval, func() {
+		removed, err := collectImages(ctx, store, w.cfg.ImageGC, time.Now())
+		if len(removed) > 0 {
+			w.log.Info("removed unused sandbox images", "images", removed)
 		}
-	}
+		if err != nil && ctx.Err() == nil {
+			w.log.Warn("image garbage collection", "err", err)
+		}
+	})
 }
 
 // collectImages removes the images of ToolsImageRepo that policy lets go

@@ -36,18 +36,11 @@ func setLifetime(st *schemas.SandboxStatus, spec schemas.SandboxSpec, now time.T
 // compare-and-set that claims a sandbox or group (its Expired field) lets
 // one of them end it, by publishing the end command on the work queue.
 func (w *Worker) sweepLifetimes(ctx context.Context) {
-	t := time.NewTicker(w.cfg.LifetimeInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := w.sweepOnce(ctx); err != nil && ctx.Err() == nil {
-				w.log.Warn("lifetime sweep", "err", err)
-			}
+	every(ctx, w.cfg.LifetimeInterval, func() {
+		if err := w.sweepOnce(ctx); err != nil && ctx.Err() == nil {
+			w.log.Warn("lifetime sweep", "err", err)
 		}
-	}
+	})
 }
 
 // sweepOnce checks every group and sandbox once.
