@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -112,4 +113,21 @@ func unixTime(s int64) time.Time { return time.Unix(s, 0) }
 func (a *Authority) Issued(c Creds) bool {
 	uc, err := jwt.DecodeUserClaims(c.JWT)
 	return err == nil && uc.Issuer == a.AccountKey()
+}
+
+// Current reports whether c carries the permissions role has now (a user,
+// not a sandbox, role): credentials minted by an older sandox lack what the
+// role was given since, and should be minted again.
+func Current(c Creds, role Role) bool {
+	uc, err := jwt.DecodeUserClaims(c.JWT)
+	if err != nil {
+		return false
+	}
+	want, err := Permissions(role, "")
+	if err != nil {
+		return false
+	}
+	got, err1 := json.Marshal(uc.Permissions)
+	exp, err2 := json.Marshal(want)
+	return err1 == nil && err2 == nil && string(got) == string(exp)
 }

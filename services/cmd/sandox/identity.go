@@ -34,7 +34,8 @@ type identities struct {
 }
 
 // loadIdentities reads the authority in the user's config directory, or
-// makes one, and makes sure the client credentials there were signed by it.
+// makes one, and makes sure the client credentials there were signed by it
+// and carry the client role's permissions as they are now.
 func loadIdentities() (identities, error) {
 	dir, err := sdk.ConfigDir()
 	if err != nil {
@@ -46,7 +47,7 @@ func loadIdentities() (identities, error) {
 	}
 	path := filepath.Join(dir, sdk.ClientCredentialsFile)
 	if data, err := os.ReadFile(path); err == nil {
-		if c, err := auth.ParseCreds(data); err == nil && a.Issued(c) {
+		if c, err := auth.ParseCreds(data); err == nil && a.Issued(c) && auth.Current(c, auth.RoleClient) {
 			return identities{authority: a, clientCreds: path}, nil
 		}
 	}
