@@ -1,8 +1,11 @@
 package natsd_test
 
 import (
+	"errors"
+	"io"
 	"net"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,7 +34,13 @@ func TestSocketServesClientsWithCredentials(t *testing.T) {
 
 	t.Run("without credentials refused", func(t *testing.T) {
 		_, err := nats.Connect("nats://socket:4222", dial, nats.NoReconnect())
-		assert.ErrorIs(t, err, nats.ErrAuthorization)
+		require.Error(t, err)
+		// The server answers -ERR 'Authorization Violation' and closes the
+		// socket; a client still writing its handshake may see the close
+		// first.
+		refused := errors.Is(err, nats.ErrAuthorization) || errors.Is(err, syscall.EPIPE) ||
+			errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)
+		assert.True(t, refused, "want a refusal, got %v", err)
 	})
 	t.Run("a sandbox answers a client over it", func(t *testing.T) {
 		sbCreds, err := a.MintSandbox("sb-1", true) // valid on the socket alone
