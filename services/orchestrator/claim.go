@@ -200,13 +200,7 @@ func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupS
 		}
 		return schemas.SandboxStatus{}, false, nil
 	}
-	if _, err := w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
-		delete(g.Placing, st.ID)
-		if !slices.Contains(g.Sandboxes, st.ID) {
-			g.Sandboxes = append(g.Sandboxes, st.ID)
-		}
-		return nil
-	}); err != nil {
+	if err := w.store.joinGroup(ctx, g.ID, st.ID); err != nil {
 		return st, true, err
 	}
 	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created from the warm pool", Sandbox: &st})

@@ -123,11 +123,12 @@ func share(capacity, used int64) float64 {
 }
 
 // groupPerHost counts group g's sandboxes on each host: those it lists,
-// and those being created (g.Placing) but placing, the one being placed.
+// and those being created (g.Placing, pruned by place) but placing, the
+// one being placed.
 func (w *Worker) groupPerHost(ctx context.Context, g schemas.GroupStatus, placing string) map[string]int {
 	n := map[string]int{}
 	for id, p := range g.Placing {
-		if id != placing && !slices.Contains(g.Sandboxes, id) {
+		if id != placing {
 			n[p.Host]++
 		}
 	}

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/sandox/sandox/schemas"
 )
@@ -30,12 +29,7 @@ func (w *Worker) redeliveredCreate(ctx context.Context, g schemas.GroupStatus, i
 	}
 	if prev.Container != "" {
 		w.log.Info("a redelivered create found its sandbox made", "sandbox", id, "command", cmdID)
-		if _, err := w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
-			if !slices.Contains(g.Sandboxes, id) {
-				g.Sandboxes = append(g.Sandboxes, id)
-			}
-			return nil
-		}); err != nil {
+		if err := w.store.joinGroup(ctx, g.ID, id); err != nil {
 			return schemas.SandboxStatus{}, true, err
 		}
 		return prev, true, nil

@@ -123,13 +123,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if err := w.store.putSandbox(ctx, &st); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	if _, err := w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
-		delete(g.Placing, st.ID)
-		if !slices.Contains(g.Sandboxes, st.ID) {
-			g.Sandboxes = append(g.Sandboxes, st.ID)
-		}
-		return nil
-	}); err != nil {
+	if err := w.store.joinGroup(ctx, g.ID, st.ID); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
 	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created", Sandbox: &st})

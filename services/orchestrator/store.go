@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -192,6 +193,19 @@ func conflictBackoff(ctx context.Context, try int) error {
 
 // errUnchanged stops an update that has nothing to change.
 var errUnchanged = errors.New("unchanged")
+
+// joinGroup lists sandbox in its group's record, once its create has
+// finished, and drops its placement (GroupStatus.Placing).
+func (s *store) joinGroup(ctx context.Context, groupID, sandbox string) error {
+	_, err := s.updateGroup(ctx, groupID, func(g *schemas.GroupStatus) error {
+		delete(g.Placing, sandbox)
+		if !slices.Contains(g.Sandboxes, sandbox) {
+			g.Sandboxes = append(g.Sandboxes, sandbox)
+		}
+		return nil
+	})
+	return err
+}
 
 func (s *store) deleteSandbox(ctx context.Context, id string) error {
 	if err := s.sandboxes.Delete(ctx, id); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
