@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 import re
@@ -83,12 +84,14 @@ class Caller:
         (schemas.SignedBatch in Go), so it names these actions only."""
         return self._signed(f"{batch_id}\n{hashlib.sha256(payload).hexdigest()}".encode())
 
+    @functools.cached_property
+    def _keypair(self) -> nkeys.KeyPair:
+        # Decoded once, as the Go SDK keeps its key pair: every batch is
+        # signed with it.
+        return nkeys.from_seed(self.seed)
+
     def _signed(self, data: bytes) -> dict[str, str]:
-        kp = nkeys.from_seed(self.seed)
-        try:
-            sig = kp.sign(data)
-        finally:
-            kp.wipe()
+        sig = self._keypair.sign(data)
         return {
             subjects.HEADER_CALLER_JWT: self.jwt,
             subjects.HEADER_CALLER_SIG: base64.urlsafe_b64encode(sig).rstrip(b"=").decode(),
