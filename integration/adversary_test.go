@@ -131,6 +131,8 @@ func TestAdversarialBus(t *testing.T) {
 			{"pub", "sandbox.it-adv-victim.actions", victimBatch, "sandox.obs.it-adv-victim.evil", violation("Publish", "sandbox.it-adv-victim.actions")},
 			{"pub", "sandbox.it-adv-attacker.actions", victimBatch, "", violation("Publish", "sandbox.it-adv-attacker.actions")},
 			{"pub", "sandox.cmd.end_group", string(endGroup), "", violation("Publish", "sandox.cmd.end_group")},
+			// Searching in the victim's name would spend its search quota.
+			{"pub", schemas.SandboxSearchSubject("it-adv-victim"), `{"query":"q"}`, "sandbox.it-adv-attacker.probe", violation("Publish", schemas.SandboxSearchSubject("it-adv-victim"))},
 			{"pub", "sandox.auth.mint", `{"sandbox_id":"it-adv-victim"}`, "sandbox.it-adv-attacker.probe", violation("Publish", "sandox.auth.mint")},
 			{"pub", "$JS.API.STREAM.INFO.SANDOX_COMMANDS", "", "sandbox.it-adv-attacker.probe", violation("Publish", "$JS.API.STREAM.INFO.SANDOX_COMMANDS")},
 			{"pub", "$JS.API.CONSUMER.MSG.NEXT.SANDOX_COMMANDS.orchestrator", "1", "sandbox.it-adv-attacker.probe", violation("Publish", "$JS.API.CONSUMER.MSG.NEXT.SANDOX_COMMANDS.orchestrator")},
