@@ -20,6 +20,16 @@
 # mount namespace of its own (slave: it sees the machine's mounts, the
 # machine does not see its) where /etc/docker is its own directory.
 #
+# It runs with --live-restore. Not for the feature: dockerd 20.10 (and
+# Moby since), when it starts and finds its previous default "bridge"
+# network, deletes that network and then, when default address pools are
+# set and live restore is off, deletes the link named docker0
+# (daemon_unix.go, removeDefaultBridgeInterface), whatever --bridge says.
+# That link is the first engine's: every restart of this engine after the
+# first took the default bridge from under the first one, and its builds and
+# database containers failed with "could not find bridge docker0". The
+# script checks after the start that docker0 is still there.
+#
 # It then loads the images sandboxes need from the first engine
 # (docker save | docker -H ... load), skipping those whose image id already
 # matches, so a rebuilt image is copied again and an unchanged one is not.
@@ -111,6 +121,9 @@ closefds_then_exec() {
   exec "$@"
 }
 
+had_docker0=false
+if ip link show docker0 >/dev/null 2>&1; then had_docker0=true; fi
+
 log "starting a second dockerd on $host (log: $logfile)"
 closefds_then_exec setsid unshare --mount --propagation slave sh -c 'mount --bind "$0" /etc/docker && exec "$@"' "$etc" \
   dockerd \
@@ -125,9 +138,14 @@ closefds_then_exec setsid unshare --mount --propagation slave sh -c 'mount --bin
   --bridge "$bridge" \
   --default-address-pool "$pools" \
   --iptables=false --ip-masq=false \
+  --live-restore \
   >"$logfile" 2>&1 </dev/null &
 for _ in $(seq 1 60); do
   if d2 info >/dev/null 2>&1; then
+    if $had_docker0 && ! ip link show docker0 >/dev/null 2>&1; then
+      log "starting the second engine removed the first engine's docker0; restart the first engine (engine.sh)"
+      exit 1
+    fi
     copy_images
     log "second engine answers on $host ($(d2 version --format '{{.Server.Version}}'))"
     exit 0
