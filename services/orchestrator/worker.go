@@ -258,7 +258,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	if md, err := msg.Metadata(); err == nil {
 		delivery = md.NumDelivered
 	}
-	w.recordCommand(cmd, hdr, delivery)
+	w.recordCommand(ctx, cmd, hdr, delivery)
 
 	stop := keepAlive(msg, w.cfg.AckWait/3)
 	start := time.Now()
