@@ -72,10 +72,12 @@ func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention, repli
 		MaxAge:      ret.MaxAge,
 		MaxBytes:    maxBytes,
 		Replicas:    replicas,
-		// Nothing published here waits for the stream's ack: results,
-		// events and records are plain publishes, observations are
-		// replies.
-		NoAck: true,
+		// The stream acknowledges what is published with a reply
+		// subject: the command records (Worker.recordCommand), which
+		// must be stored before their command runs. Results, events,
+		// batch records and observations are plain publishes and get no
+		// ack. (No request is captured here: a captured request would
+		// get the stream's ack as its answer.)
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", schemas.EventStream, err)
 	}
