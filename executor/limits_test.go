@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandox/sandox/executor/limits"
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/jsonschema"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -118,7 +119,7 @@ func TestServeStats(t *testing.T) {
 	nc, _ := startLimitServer(t, ws)
 	reply, err := nc.Request(schemas.StatsSubject("sb-1"), nil, 5*time.Second)
 	require.NoError(t, err)
-	require.NoError(t, schemas.Validate("sandbox_usage", reply.Data), "reply %s does not match the schema", reply.Data)
+	require.NoError(t, jsonschema.Validate("sandbox_usage", reply.Data), "reply %s does not match the schema", reply.Data)
 	var u schemas.SandboxUsage
 	require.NoError(t, json.Unmarshal(reply.Data, &u))
 	assert.Equal(t, "sb-1", u.SandboxID)

@@ -3,6 +3,7 @@ package executor
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
@@ -12,7 +13,7 @@ import (
 
 // batchIDPattern is a batch id that can end a subject: the observation
 // copy of a batch is published under it.
-var batchIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+var batchIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
 
 // takeBatch gives a batch without a Sandox-Batch-Id header a fresh one, so
 // that its record and its observations can be found together, and records
@@ -47,7 +48,7 @@ func (s *Server) recordObservations(m *nats.Msg, batchID string, data []byte) {
 	if strings.HasPrefix(m.Reply, schemas.ObservationSubjectPrefix) {
 		return
 	}
-	if !batchIDPattern.MatchString(batchID) {
+	if !batchIDPattern().MatchString(batchID) {
 		s.log.Warn("observations not recorded: the batch id cannot end a subject", "batch", batchID)
 		return
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/jsonschema"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/tools"
 )
@@ -112,7 +113,7 @@ func request(t *testing.T, nc *nats.Conn, payload string, stop bool) schemas.Bat
 	require.NoError(t, err)
 	var res schemas.BatchResult
 	require.NoError(t, json.Unmarshal(reply.Data, &res))
-	require.NoError(t, schemas.Validate("batch_result", reply.Data), "reply does not match the schema")
+	require.NoError(t, jsonschema.Validate("batch_result", reply.Data), "reply does not match the schema")
 	return res
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/jsonschema"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -91,7 +92,7 @@ func TestPingAnswersTheServedModules(t *testing.T) {
 	nc := startServer(t, testRegistry(&ran, &mu))
 	m, err := nc.Request(schemas.PingSubject("sb-1"), nil, 2*time.Second)
 	require.NoError(t, err)
-	require.NoError(t, schemas.Validate("executor_ready", m.Data))
+	require.NoError(t, jsonschema.Validate("executor_ready", m.Data))
 	var ready schemas.ExecutorReady
 	require.NoError(t, json.Unmarshal(m.Data, &ready))
 	assert.Equal(t, []string{"demo_tools", "other_tools"}, ready.Modules)

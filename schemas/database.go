@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The shared databases a group may have.
@@ -98,7 +99,7 @@ func (a DatabaseAccess) Allows(database, namespace string, op DatabaseOp) bool {
 	return false
 }
 
-var namespacePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
+var namespacePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`) })
 
 // Validate checks every grant: a known database and a namespace that is a
 // single subject token (letters, digits, '-', '_').
@@ -107,7 +108,7 @@ func (a DatabaseAccess) Validate() error {
 		if g.Database != DatabaseQdrant && g.Database != DatabaseNeo4j {
 			return Errorf(CodeBadRequest, "database %q: want %s or %s", g.Database, DatabaseQdrant, DatabaseNeo4j)
 		}
-		if !namespacePattern.MatchString(g.Namespace) {
+		if !namespacePattern().MatchString(g.Namespace) {
 			return Errorf(CodeBadRequest, "namespace %q of %s: want 1-63 letters, digits, '-' or '_', starting with a letter or digit", g.Namespace, g.Database)
 		}
 	}

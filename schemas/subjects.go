@@ -1,6 +1,9 @@
 package schemas
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // Streams, buckets and subjects. docs/subjects.md describes each one.
 const (
@@ -167,13 +170,13 @@ func EventSubjects() []string {
 	return []string{"sandox.evt.>", ObservationSubjectPrefix + ">"}
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`) })
 
 // ValidateID checks a group or sandbox id: 1 to 63 letters, digits, '-' or
 // '_', starting with a letter or digit, so that it is a single NATS subject
 // token and a valid Docker name.
 func ValidateID(kind, id string) error {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		return Errorf(CodeBadRequest, "%s id %q: want 1-63 letters, digits, '-' or '_', starting with a letter or digit", kind, id)
 	}
 	return nil

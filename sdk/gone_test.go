@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/jsonschema"
 	"github.com/sandox/sandox/sdk"
 )
 
@@ -162,7 +163,7 @@ func waitEvent(t *testing.T, ch chan *nats.Msg, kind schemas.EventKind) schemas.
 		case m := <-ch:
 			var ev schemas.Event
 			require.NoError(t, json.Unmarshal(m.Data, &ev))
-			require.NoError(t, schemas.Validate("event", m.Data))
+			require.NoError(t, jsonschema.Validate("event", m.Data))
 			if ev.Kind == kind {
 				return ev
 			}

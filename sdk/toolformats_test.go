@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandox/sandox/executor/executortest"
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/jsonschema"
 	"github.com/sandox/sandox/sdk"
 )
 
@@ -117,7 +118,7 @@ func TestToolsAsMatchesEachPublishedShape(t *testing.T) {
 				assert.NoError(t, compileShape(t, tt.shape).Validate(inst))
 			} else {
 				for _, raw := range splitList(t, data) {
-					assert.NoError(t, schemas.Validate("tool", raw))
+					assert.NoError(t, jsonschema.Validate("tool", raw))
 				}
 			}
 

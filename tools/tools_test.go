@@ -31,9 +31,12 @@ func TestNewValidatesArgs(t *testing.T) {
 		{"optional omitted", `{"text":"b"}`, "b", ""},
 		{"missing required", `{}`, "", "missing property 'text'"},
 		{"null args", `null`, "", "missing property 'text'"},
-		{"wrong type", `{"text":5}`, "", "argument 'text'"},
-		{"unknown argument", `{"text":"a","colour":"red"}`, "", "colour"},
-		{"below minimum", `{"text":"a","times":0}`, "", "argument 'times'"},
+		{"wrong type", `{"text":5}`, "", `argument 'text': 5 has type "integer", want "string"`},
+		{"unknown argument", `{"text":"a","colour":"red"}`, "", "args: unknown argument 'colour'"},
+		{"unknown arguments", `{"text":"a","colour":"red","size":1}`, "", "args: unknown arguments 'colour', 'size'"},
+		{"below minimum", `{"text":"a","times":0}`, "", "argument 'times': 0 is less than 1, the minimum"},
+		{"not an integer", `{"text":"a","times":1.5}`, "", `argument 'times': 1.5 has type "number", want "integer"`},
+		{"not an object", `[1]`, "", `args: [1] has type "array", want "object"`},
 		{"not json", `{"text":`, "", "not valid JSON"},
 	}
 	for _, tt := range tests {
@@ -101,4 +104,26 @@ func TestRegistryAddReplaces(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "python", got.Source, "want the replacement")
 	require.Len(t, r.Describe(), 1)
+}
+
+// TestValidationNamesNestedArguments checks that an error inside an object
+// or an array names the argument by its path.
+func TestValidationNamesNestedArguments(t *testing.T) {
+	type item struct {
+		Name string `json:"name" jsonschema:"minLength=1"`
+	}
+	tool := New("m", "nested", "d", func(ctx context.Context, a struct {
+		Items []item `json:"items"`
+		Owner item   `json:"owner"`
+	}) (Result, error) {
+		return Result{}, nil
+	})
+	tests := []struct{ args, want string }{
+		{`{"items":[{"name":""}],"owner":{"name":"a"}}`, `argument 'items[].name': "" contains 0 Unicode code points, fewer than 1`},
+		{`{"items":[],"owner":{"name":5}}`, `argument 'owner.name': 5 has type "integer", want "string"`},
+	}
+	for _, tt := range tests {
+		_, err := tool.Call(t.Context(), json.RawMessage(tt.args))
+		require.ErrorContains(t, err, tt.want, "args %s", tt.args)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/jsonschema"
 )
 
 // errNoCommandID marks a message that cannot be answered: it has no id a
@@ -36,7 +37,7 @@ func decodeCommand(subject string, hdr nats.Header, data []byte) (cmd schemas.Co
 	_ = json.Unmarshal(fields["group_id"], &cmd.GroupID)
 	_ = json.Unmarshal(fields["sandbox_id"], &cmd.SandboxID)
 
-	if verr := schemas.Validate("command", data); verr != nil {
+	if verr := jsonschema.Validate("command", data); verr != nil {
 		return cmd, wireError(verr), nil
 	}
 	var full schemas.Command

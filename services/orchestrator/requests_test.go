@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/jsonschema"
 	"github.com/sandox/sandox/services/natsd"
 )
 
@@ -52,7 +53,7 @@ func ask(t *testing.T, nc *nats.Conn, subject string) schemas.StatusReply {
 	t.Helper()
 	m, err := nc.Request(subject, nil, 5*time.Second)
 	require.NoError(t, err)
-	require.NoError(t, schemas.Validate("status_reply", m.Data), "the reply matches its schema")
+	require.NoError(t, jsonschema.Validate("status_reply", m.Data), "the reply matches its schema")
 	var r schemas.StatusReply
 	require.NoError(t, json.Unmarshal(m.Data, &r))
 	return r

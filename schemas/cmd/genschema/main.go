@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/jsonschema"
 )
 
 func main() {
@@ -24,8 +24,8 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	for _, name := range schemas.MessageNames() {
-		data, err := schemas.GenerateJSONSchema(name)
+	for _, name := range jsonschema.MessageNames() {
+		data, err := jsonschema.GenerateJSONSchema(name)
 		if err != nil {
 			return err
 		}
