@@ -21,8 +21,9 @@ import (
 // generated from it (json tags give the names, fields without omitempty are
 // required, `jsonschema:"description=…"` tags document them), incoming args
 // are validated against that schema, then decoded into A. The schema is
-// generated here; the validator compiles it on the tool's first call, so
-// that an executor whose tools are not called holds no compiled schemas.
+// generated when it is first needed (Tool.Schema, or the tool's first
+// call, when the validator compiles it), so that an executor whose tools
+// are neither listed nor called reflects and holds none.
 //
 // New panics if A is not a struct, as that is a programming error.
 func New[A any](module, name, description string, fn func(ctx context.Context, args A) (Result, error)) Tool {
@@ -31,13 +32,13 @@ func New[A any](module, name, description string, fn func(ctx context.Context, a
 	if typ == nil || typ.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("tools.New %s.%s: args type must be a struct", module, name))
 	}
-	params := argsParams(module+"."+name, typ)
-	schema := sync.OnceValue(func() *validator.Resolved { return compileArgs(module+"."+name, params) })
+	params := sync.OnceValue(func() json.RawMessage { return argsParams(module+"."+name, typ) })
+	schema := sync.OnceValue(func() *validator.Resolved { return compileArgs(module+"."+name, params()) })
 	return Tool{
 		Module:      module,
 		Name:        name,
 		Description: description,
-		Parameters:  params,
+		parameters:  params,
 		Source:      "builtin",
 		Call: func(ctx context.Context, raw json.RawMessage) (Result, error) {
 			var args A

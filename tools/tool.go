@@ -32,8 +32,13 @@ type Tool struct {
 	Name string
 	// Description says what the tool is for, for a model to read.
 	Description string
-	// Parameters is the JSON Schema of the args object.
+	// Parameters is the JSON Schema of the args object, when it is known
+	// up front (a Python tool's comes from its host).
 	Parameters json.RawMessage
+	// parameters makes it on first use (New's, reflected from the args
+	// struct): an executor that nobody asks for its tool list never
+	// reflects the ~40 argument types of the built-in families.
+	parameters func() json.RawMessage
 	// Source is "builtin" or "python".
 	Source string
 	// Call runs the tool.
@@ -43,12 +48,20 @@ type Tool struct {
 // FullName is "module.function".
 func (t Tool) FullName() string { return t.Module + "." + t.Name }
 
+// Schema returns the JSON Schema of the args object.
+func (t Tool) Schema() json.RawMessage {
+	if t.Parameters == nil && t.parameters != nil {
+		return t.parameters()
+	}
+	return t.Parameters
+}
+
 // Describe returns the tool's machine-readable description.
 func (t Tool) Describe() schemas.ToolDescription {
 	return schemas.ToolDescription{
 		Name:        t.FullName(),
 		Description: t.Description,
-		Parameters:  t.Parameters,
+		Parameters:  t.Schema(),
 		Source:      t.Source,
 	}
 }

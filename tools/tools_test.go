@@ -60,7 +60,7 @@ func TestParametersSchema(t *testing.T) {
 		Required   []string                   `json:"required"`
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	require.NoError(t, json.Unmarshal(echoTool("m").Parameters, &s))
+	require.NoError(t, json.Unmarshal(echoTool("m").Schema(), &s))
 	require.Equal(t, "object", s.Type)
 	require.Equal(t, []string{"text"}, s.Required)
 	require.Contains(t, string(s.Properties["text"]), "what to echo", "want the description from the struct tag")

@@ -47,7 +47,7 @@ func TestToolParameters(t *testing.T) {
 					Description string `json:"description"`
 				} `json:"properties"`
 			}
-			require.NoError(t, json.Unmarshal(tl.Parameters, &s), "parameters %s", tl.Parameters)
+			require.NoError(t, json.Unmarshal(tl.Schema(), &s), "parameters %s", tl.Schema())
 			require.Equal(t, "object", s.Type)
 			require.NotNil(t, s.AdditionalProperties, "additionalProperties, want false")
 			require.False(t, *s.AdditionalProperties, "additionalProperties")

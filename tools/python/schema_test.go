@@ -76,7 +76,7 @@ def variadic(first, /, *paths: str, flag: bool, **options):
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got, want any
-			params := find(t, h, tt.tool).Parameters
+			params := find(t, h, tt.tool).Schema()
 			require.NoError(t, json.Unmarshal(params, &got))
 			require.NoError(t, json.Unmarshal([]byte(tt.want), &want))
 			require.Equal(t, want, got, "parameters %s", params)
