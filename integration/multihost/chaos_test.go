@@ -275,6 +275,9 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 	}
 	t.Logf("audit: %d commands shown once each; %d of them recorded more than once in the stream (redelivered after the kill); worker restarts by supervision: h1 %d, h2 %d; the test took %s",
 		len(entries), redelivered, w1.restartCount(), w2.restartCount(), time.Since(began).Round(time.Millisecond))
+	// A worker started while the cluster elects its leaders waits for them
+	// (Config.BusWait) instead of exiting.
+	assert.Zero(t, w1.restartCount()+w2.restartCount(), "a worker exited by itself and supervision started it again: see its log")
 }
 
 // waitHostsUp waits until every named host has a record that is up.

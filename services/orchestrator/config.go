@@ -44,6 +44,10 @@ type Config struct {
 	Concurrency int
 	// ReadyTimeout bounds how long a started sandbox may take to answer.
 	ReadyTimeout time.Duration
+	// BusWait is how long a starting worker waits for JetStream to answer
+	// (a cluster electing the leaders of the streams and buckets after a
+	// node died) before it gives up. 0 tries once.
+	BusWait time.Duration
 	// AckWait is how long a command may go without a sign of progress
 	// before JetStream redelivers it to another worker.
 	AckWait time.Duration
@@ -138,6 +142,7 @@ func DefaultConfig() Config {
 		Concurrency:          4,
 		ReadyTimeout:         60 * time.Second,
 		AckWait:              30 * time.Second,
+		BusWait:              time.Minute,
 		MaxToolFileBytes:     1 << 20,
 		DisksDir:             "/var/lib/sandox/disks",
 		CredsDir:             "/var/lib/sandox/creds",

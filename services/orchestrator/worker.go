@@ -55,11 +55,16 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupWith(ctx, js, cfg.Events, Replicas(nc, cfg.Replicas)); err != nil {
+	if err := waitForBus(ctx, cfg.BusWait, log, "streams and buckets", func(ctx context.Context) error {
+		return SetupWith(ctx, js, cfg.Events, Replicas(nc, cfg.Replicas))
+	}); err != nil {
 		return nil, err
 	}
-	st, err := openStore(ctx, js)
-	if err != nil {
+	var st *store
+	if err := waitForBus(ctx, cfg.BusWait, log, "buckets", func(ctx context.Context) (err error) {
+		st, err = openStore(ctx, js)
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	host, err := hostName(ctx, cfg, rt)
@@ -177,8 +182,12 @@ func (w *Worker) consumer(ctx context.Context, name, filter, description string)
 		MaxDeliver:    5,
 		MaxAckPending: 256,
 	}
-	cons, err := w.js.CreateOrUpdateConsumer(ctx, schemas.CommandStream, cfg)
-	if err != nil {
+	var cons jetstream.Consumer
+	err := waitForBus(ctx, w.cfg.BusWait, w.log, "consumer "+name, func(ctx context.Context) (err error) {
+		cons, err = w.js.CreateOrUpdateConsumer(ctx, schemas.CommandStream, cfg)
+		return err
+	})
+	if err != nil && !clusterNotReady(ctx, err) {
 		w.log.Info("making the command consumer afresh", "consumer", name, "filter", filter, "err", err)
 		if derr := w.js.DeleteConsumer(ctx, schemas.CommandStream, name); derr == nil {
 			cons, err = w.js.CreateOrUpdateConsumer(ctx, schemas.CommandStream, cfg)
@@ -197,6 +206,13 @@ func (w *Worker) consume(ctx context.Context, it jetstream.MessagesContext) erro
 	slots := make(chan struct{}, w.cfg.Concurrency)
 	for {
 		msg, err := it.Next()
+		if errors.Is(err, jetstream.ErrNoHeartbeat) {
+			// The consumer's server went quiet: its node died, or the
+			// cluster is electing the consumer's leader. The iterator
+			// pulls again by itself; the worker goes on.
+			w.log.Warn("no heartbeat from the command consumer; pulling again", "err", err)
+			continue
+		}
 		if err != nil {
 			handlers.Wait()
 			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {

@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.Host, "host", os.Getenv("SANDOX_HOST"), "name of this worker's host (its Docker engine), a NATS subject token; \"\" takes the engine's id (env SANDOX_HOST)")
 	fs.DurationVar(&cfg.HostHeartbeat, "host-heartbeat", cfg.HostHeartbeat, "how often the worker refreshes its host's record")
 	fs.DurationVar(&cfg.HostLostAfter, "host-lost-after", cfg.HostLostAfter, "a host with no heartbeat for this long is marked lost with its sandboxes")
+	fs.DurationVar(&cfg.BusWait, "bus-wait", cfg.BusWait, "how long to wait at start for JetStream to answer (a cluster electing leaders) before giving up")
 	fs.StringVar(&cfg.System, "system", os.Getenv("SANDOX_SYSTEM"), "name of this sandox system, set as the label dev.sandox.system on its sandboxes (env SANDOX_SYSTEM)")
 	fs.StringVar(&cfg.SandboxImage, "sandbox-image", cfg.SandboxImage, "default sandbox image")
 	fs.StringVar(&cfg.Network, "network", cfg.Network, "Docker network of sandbox containers")
