@@ -24,15 +24,20 @@ func busUnavailable(err error) bool {
 // clusterNotReady reports whether err, from a JetStream request made while
 // ctx was live, says that the cluster could not answer yet: busUnavailable,
 // a request that ran out of its own time (the jetstream package gives each
-// one 5 s), or JetStream's "temporarily unavailable" (503).
+// one 5 s), or JetStream's "system temporarily unavailable" (10008). Not
+// "JetStream not enabled" (also a 503), which waiting does not mend.
 func clusterNotReady(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
 	var apiErr *jetstream.APIError
 	return busUnavailable(err) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.As(err, &apiErr) && apiErr.Code == 503
+		errors.As(err, &apiErr) && apiErr.ErrorCode == jsErrCodeClusterNotAvailable
 }
+
+// jsErrCodeClusterNotAvailable is the server's JSClusterNotAvailErr, which
+// the jetstream package names no constant for.
+const jsErrCodeClusterNotAvailable jetstream.ErrorCode = 10008
 
 // waitForBus runs fn until it succeeds, fails for another reason than
 // clusterNotReady, or wait has passed: a worker that starts while the
