@@ -126,6 +126,26 @@ except OSError as e:
 		assert.NotContains(t, out, "CONNECTED")
 	})
 
+	t.Run("a database that dies is started again, with its data", func(t *testing.T) {
+		require.NoError(t, env.docker.Kill(t.Context(), st.Group.Databases[0].Container))
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			obs, err := sb.SendActions(t.Context(), schemas.Actions{{Tool: "database_tools.vector_search",
+				Args: json.RawMessage(`{"namespace":"notes","query":"quillfeather","mode":"keyword","top_k":5}`)}})
+			if !assert.NoError(c, err) || !assert.Len(c, obs, 1) {
+				return
+			}
+			o := obs[0]
+			if !assert.Nil(c, o.Error, "the search answers again") {
+				return
+			}
+			var docs []schemas.VectorDocument
+			assert.NoError(c, json.Unmarshal(o.Return, &docs))
+			if assert.NotEmpty(c, docs) {
+				assert.Equal(c, "n1", docs[0].ID, "the note written before the crash")
+			}
+		}, time.Minute, time.Second)
+	})
+
 	t.Run("restarting the group duplicates nothing", func(t *testing.T) {
 		require.NoError(t, g.End(t.Context()))
 		g2 := newGroup(t, cfg)

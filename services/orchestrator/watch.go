@@ -13,8 +13,10 @@ import (
 // watch follows the engine's events of sandbox containers until ctx ends:
 // an OOM kill is recorded in the sandbox's status and the events stream and
 // handled by the sandbox's OOM policy; a sandbox whose container stops by
-// itself is restarted (after an OOM kill, by policy) or marked failed. A
-// broken event stream is reopened from the last event seen.
+// itself is restarted (after an OOM kill, by policy) or marked failed; a
+// group's database that stops by itself is started again
+// (onDatabaseDied). A broken event stream is reopened from the last event
+// seen.
 func (w *Worker) watch(ctx context.Context) {
 	since := time.Now()
 	for ctx.Err() == nil {
@@ -36,6 +38,12 @@ func (w *Worker) watch(ctx context.Context) {
 }
 
 func (w *Worker) handleEvent(ctx context.Context, ev Event) {
+	if ev.Labels[LabelDatabase] != "" {
+		if ev.Kind == ContainerDied {
+			w.onDatabaseDied(ctx, ev)
+		}
+		return
+	}
 	id := w.sandboxOf(ctx, ev.Labels[LabelSandbox])
 	if id == "" {
 		return

@@ -41,6 +41,9 @@ type Worker struct {
 	// hostName is the worker's host (Config.Host, or its engine's id):
 	// its sandboxes are placed there and only its workers act on them.
 	hostName string
+	// dbRestarts counts the starts of each database container that
+	// stopped by itself (onDatabaseDied).
+	dbRestarts dbRestarts
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
