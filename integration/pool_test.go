@@ -93,6 +93,25 @@ func TestPoolClaim(t *testing.T) {
 	c, err := env.docker.List(ctx, orchestrator.LabelSandbox+"="+st.PoolID)
 	require.NoError(t, err)
 	assert.Empty(t, c, "the claimed container is removed with its sandbox")
+
+	// start_group claims its initial sandboxes too: start groups with one
+	// initial sandbox until the pool worker takes a start_group.
+	var initial schemas.SandboxStatus
+	for i := 0; i < 10 && !initial.FromPool; i++ {
+		waitPooled()
+		time.Sleep(200 * time.Millisecond)
+		id := fmt.Sprintf("it-pool-start-%d", i)
+		g := newGroup(t, sdk.GroupConfig{ID: id, Sandboxes: []sdk.InitialSandbox{{ID: id + "-sb"}}})
+		initial = g.Sandbox(id + "-sb").Status()
+		if initial.FromPool {
+			obs := send(t, g.Sandbox(id+"-sb"), `{"terminal_tools.run": {"description": "look", "args": {"command": "ls -A /workspace | wc -l"}}}`)
+			require.Len(t, obs, 1)
+			mustOK(t, obs[0])
+			assert.Equal(t, "0\n", obs[0].Stdout, "an empty workspace")
+		}
+		require.NoError(t, g.End(ctx))
+	}
+	assert.True(t, initial.FromPool, "no start_group took its initial sandbox from the pool")
 }
 
 // TestGroupPoolClaim gives a group with a user tool file a pool of its

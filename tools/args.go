@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,6 +173,7 @@ func propertyList(one, many, list string) string {
 	if err := json.Unmarshal([]byte(strings.ReplaceAll(list, `" "`, `", "`)), &names); err != nil || len(names) == 0 {
 		return many + " " + list
 	}
+	slices.Sort(names) // the validator lists them in map order
 	word := many
 	if len(names) == 1 {
 		word = one

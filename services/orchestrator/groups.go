@@ -158,13 +158,17 @@ func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec sch
 }
 
 // ensureSandboxRunning creates (unless it exists) and starts an initial
-// sandbox of a group; starting a group twice leaves running ones alone.
+// sandbox of a group; starting a group twice leaves running ones alone. A
+// pooled sandbox that fits is claimed first, as for create_sandbox.
 func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
 	unlock := w.locks.lock(sandboxKey(spec.ID))
 	defer unlock()
 	st, _, err := w.store.sandbox(ctx, spec.ID)
 	if err != nil {
-		st, err = w.doCreateSandbox(ctx, g, spec, cmdID)
+		var claimed bool
+		if st, claimed, err = w.claimPooled(ctx, g, spec, cmdID); !claimed {
+			st, err = w.doCreateSandbox(ctx, g, spec, cmdID)
+		}
 		if err != nil {
 			return st, err
 		}

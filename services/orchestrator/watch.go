@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/sandox/sandox/schemas"
@@ -18,11 +19,21 @@ import (
 // (onDatabaseDied). A broken event stream is reopened from the last event
 // seen.
 func (w *Worker) watch(ctx context.Context) {
+	var databases sync.WaitGroup
+	defer databases.Wait()
 	since := time.Now()
 	for ctx.Err() == nil {
 		evs, errs := w.rt.Events(ctx, since, LabelManaged+"=true")
 		for ev := range evs {
 			since = ev.Time
+			if ev.Labels[LabelDatabase] != "" {
+				if ev.Kind == ContainerDied {
+					// Starting a database takes a while; the sandboxes'
+					// events do not wait for it.
+					databases.Go(func() { w.onDatabaseDied(ctx, ev) })
+				}
+				continue
+			}
 			w.handleEvent(ctx, ev)
 		}
 		select {
@@ -38,12 +49,6 @@ func (w *Worker) watch(ctx context.Context) {
 }
 
 func (w *Worker) handleEvent(ctx context.Context, ev Event) {
-	if ev.Labels[LabelDatabase] != "" {
-		if ev.Kind == ContainerDied {
-			w.onDatabaseDied(ctx, ev)
-		}
-		return
-	}
 	id := w.sandboxOf(ctx, ev.Labels[LabelSandbox])
 	if id == "" {
 		return
