@@ -62,6 +62,17 @@ func (s *store) host(ctx context.Context, name string) (schemas.HostStatus, erro
 	return h, err
 }
 
+// hostSilence reads a host's record and says how long the host has been
+// silent, judged on this worker's clock (hostClock).
+func (s *store) hostSilence(ctx context.Context, name string) (schemas.HostStatus, time.Duration, error) {
+	var h schemas.HostStatus
+	rev, err := get(ctx, s.hosts, name, &h)
+	if err != nil {
+		return h, 0, err
+	}
+	return h, s.heard.silence(name, rev, time.Now()), nil
+}
+
 // liveHosts lists the hosts that are up and were heard from within
 // lostAfter, by name.
 func (s *store) liveHosts(ctx context.Context, lostAfter time.Duration) (map[string]schemas.HostStatus, error) {
@@ -70,13 +81,12 @@ func (s *store) liveHosts(ctx context.Context, lostAfter time.Duration) (map[str
 		return nil, fmt.Errorf("list hosts: %w", err)
 	}
 	live := make(map[string]schemas.HostStatus, len(names))
-	now := time.Now()
 	for _, n := range names {
-		h, err := s.host(ctx, n)
+		h, silent, err := s.hostSilence(ctx, n)
 		if err != nil {
 			continue
 		}
-		if h.State == schemas.HostUp && now.Sub(h.LastSeen) <= lostAfter {
+		if h.State == schemas.HostUp && silent <= lostAfter {
 			live[n] = h
 		}
 	}
@@ -87,13 +97,13 @@ func (s *store) liveHosts(ctx context.Context, lostAfter time.Duration) (map[str
 // its record counts as live, so that a hiccup of the bucket does not
 // treat a sandbox as lost.
 func (w *Worker) hostLive(ctx context.Context, host string) bool {
-	h, err := w.store.host(ctx, host)
+	h, silent, err := w.store.hostSilence(ctx, host)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return false
 	} else if err != nil {
 		return true
 	}
-	return h.State == schemas.HostUp && time.Since(h.LastSeen) <= w.cfg.HostLostAfter
+	return h.State == schemas.HostUp && silent <= w.cfg.HostLostAfter
 }
 
 // runHosts heartbeats the worker's host and looks for lost hosts every
@@ -157,7 +167,9 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 }
 
 // detectLostHosts marks lost every other host not heard from for
-// cfg.HostLostAfter. The compare-and-set on the host's record lets one
+// cfg.HostLostAfter, judged on this worker's clock (hostClock): it runs
+// every heartbeat, so the judgement follows each host's record. The
+// compare-and-set on the host's record lets one
 // worker do it; that worker marks the host's sandboxes lost and releases
 // its ledger.
 func (w *Worker) detectLostHosts(ctx context.Context) {
@@ -170,14 +182,16 @@ func (w *Worker) detectLostHosts(ctx context.Context) {
 		if name == w.hostName {
 			continue
 		}
-		h, err := w.store.host(ctx, name)
-		if err != nil || h.State != schemas.HostUp || time.Since(h.LastSeen) <= w.cfg.HostLostAfter {
+		h, silent, err := w.store.hostSilence(ctx, name)
+		if err != nil || h.State != schemas.HostUp || silent <= w.cfg.HostLostAfter {
 			continue
 		}
 		claimed := false
 		h, err = update(ctx, w.store.hosts, name, errUnchanged, func(hs *schemas.HostStatus) error {
 			claimed = false // a retry after another worker's write starts afresh
-			if hs.State != schemas.HostUp || time.Since(hs.LastSeen) <= w.cfg.HostLostAfter {
+			// A heartbeat since the read (another LastSeen) is a sign of
+			// life, whatever the clocks say.
+			if hs.State != schemas.HostUp || !hs.LastSeen.Equal(h.LastSeen) {
 				return errUnchanged
 			}
 			hs.State, hs.LostAt, claimed = schemas.HostLost, time.Now().UTC(), true

@@ -21,6 +21,8 @@ type store struct {
 	sandboxes jetstream.KeyValue
 	ledger    jetstream.KeyValue
 	hosts     jetstream.KeyValue
+	// heard judges the hosts' silence on this worker's clock (hostSilence).
+	heard hostClock
 }
 
 func openStore(ctx context.Context, js jetstream.JetStream) (*store, error) {
