@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -50,8 +51,8 @@ func (tl *timeline) mark(format string, args ...any) {
 // TestChaosTwoHostsThreeNodes runs two hosts (two Docker engines, one
 // worker process each) on a three-node NATS cluster, creates and uses
 // sandboxes of several spread groups, and meanwhile SIGKILLs the node that
-// leads the command stream (never the node whose socket the sandboxes use)
-// and host h1's worker, which it restarts at once. Afterwards every sandbox
+// leads the command stream (through whose socket h1's sandboxes reach the
+// bus) and host h1's worker, which it restarts at once. Afterwards every sandbox
 // runs exactly once, on the host its status names, every batch got its
 // observations or a typed error, every sandbox answers a batch again,
 // ending the groups leaves nothing of the run on either engine, and the
@@ -85,19 +86,16 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 			_ = e.removeLabelled(context.Background(), orchestrator.LabelSystem+"="+system)
 		}
 	})
-	w1 := startWorker(t, workerBin, c, e1, system)
-	w2 := startWorker(t, workerBin, c, e2, system)
-	t.Cleanup(func() { dumpLogs(t, append([]*proc{w1, w2}, c.nodes...)...) })
-	waitHostsUp(t, js, e1.host, e2.host)
-
 	// The node to kill leads the command stream, so that the kill moves
-	// the leadership of the commands in flight. The first node serves the
-	// sandboxes' socket: it stays (docs/deploy.md says why).
+	// the leadership of the commands in flight. Its socket goes with it:
+	// h1's sandboxes reach the bus through it (it is first in their list)
+	// and must move to another node's socket; h2's use another node.
 	victim, err := streamLeader(t.Context(), js, schemas.CommandStream)
 	require.NoError(t, err)
-	if victim == c.names[0] {
-		victim = c.names[1]
-	}
+	w1 := startWorker(t, workerBin, c, e1, system, victim)
+	w2 := startWorker(t, workerBin, c, e2, system, c.names[(slices.Index(c.names, victim)+1)%len(c.names)])
+	t.Cleanup(func() { dumpLogs(t, append([]*proc{w1, w2}, c.nodes...)...) })
+	waitHostsUp(t, js, e1.host, e2.host)
 	victimIdx := map[string]int{c.names[0]: 0, c.names[1]: 1, c.names[2]: 2}[victim]
 	t.Logf("cluster up: %s; the node to kill: %s; setup took %s", c.urlList(), victim, time.Since(began).Round(time.Millisecond))
 
@@ -244,6 +242,12 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 	t.Logf("sandboxes per host: %v", perHost)
 	assert.Positive(t, perHost[e1.host], "sandboxes on %s", e1.host)
 	assert.Positive(t, perHost[e2.host], "sandboxes on %s", e2.host)
+	// h1's sandboxes reached the bus through the killed node's socket:
+	// those that ran at the kill moved to another node's.
+	moved, all, err := e1.logsContaining(ctx, system, "reconnected to the bus")
+	require.NoError(t, err)
+	t.Logf("sandboxes on %s whose executor moved to another node's socket: %d of %d", e1.host, moved, all)
+	assert.Positive(t, moved, "no executor on %s logged its move off the killed node's socket", e1.host)
 
 	// Ending the groups leaves nothing of the run on either engine.
 	for _, g := range groups {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,17 +21,32 @@ import (
 
 // cluster is a three-node NATS cluster of sandox-nats processes in
 // operator mode under one authority, each node with its own store. The
-// first node also serves the Unix socket sandboxes reach the bus through.
+// nodes also serve a Unix socket each (nats-<n>.sock in one directory), the
+// sandboxes' way to the bus: an executor is given all three and moves to
+// another when its node dies.
 type cluster struct {
 	auth    *auth.Authority
 	nodes   []*proc
 	names   []string
 	urls    []string // client URL of each node
-	sockDir string   // holds the first node's socket, bound into sandboxes
+	sockDir string   // holds every node's socket, bound into sandboxes
 }
 
 // urlList is every node's client URL, comma-separated, as components take it.
 func (c *cluster) urlList() string { return strings.Join(c.urls, ",") }
+
+// sandboxURLList is every node's socket as a sandbox sees it (the socket
+// directory bound at orchestrator.SandboxNATSDir), comma-separated, node
+// prefer's first: an executor connects through the first and moves on
+// when its node dies.
+func (c *cluster) sandboxURLList(prefer string) string {
+	names := append([]string{prefer}, slices.DeleteFunc(slices.Clone(c.names), func(n string) bool { return n == prefer })...)
+	urls := make([]string, len(names))
+	for i, name := range names {
+		urls[i] = "unix://" + orchestrator.SandboxNATSDir + "/" + name + ".sock"
+	}
+	return strings.Join(urls, ",")
+}
 
 // startCluster builds sandox-nats into bin and starts three nodes routed to
 // each other.
@@ -62,9 +78,7 @@ func startCluster(t *testing.T, bin string) *cluster {
 			"-cluster-name", "multihost", "-cluster-host", "127.0.0.1", "-cluster-port", strconv.Itoa(routePorts[i]),
 			"-routes", strings.Join(routes, ","),
 		}
-		if i == 0 {
-			args = append(args, "-socket", filepath.Join(sockDir, "nats.sock"))
-		}
+		args = append(args, "-socket", filepath.Join(sockDir, name+".sock"))
 		p := &proc{name: name, bin: bin, args: args, log: filepath.Join(logs, name+".log")}
 		p.start(t)
 		t.Cleanup(p.stop)

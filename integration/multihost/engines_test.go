@@ -1,6 +1,7 @@
 package multihost
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/build"
@@ -182,6 +184,33 @@ func (e *engine) sandboxContainers(ctx context.Context, system string) (map[stri
 		n[c.Labels[orchestrator.LabelSandbox]]++
 	}
 	return n, nil
+}
+
+// logsContaining counts the sandbox containers of system on e whose log
+// holds text, and all of them.
+func (e *engine) logsContaining(ctx context.Context, system, text string) (found, all int, err error) {
+	f := filters.NewArgs(filters.Arg("label", orchestrator.LabelSystem+"="+system), filters.Arg("label", orchestrator.LabelSandbox))
+	cs, err := e.api.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, c := range cs {
+		rc, err := e.api.ContainerLogs(ctx, c.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true})
+		if err != nil {
+			return 0, 0, err
+		}
+		var out bytes.Buffer
+		_, err = stdcopy.StdCopy(&out, &out, rc)
+		rc.Close()
+		if err != nil {
+			return 0, 0, err
+		}
+		all++
+		if bytes.Contains(out.Bytes(), []byte(text)) {
+			found++
+		}
+	}
+	return found, all, nil
 }
 
 // removeLabelled removes whatever e holds with label: the teardown of a

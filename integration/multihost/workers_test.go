@@ -17,9 +17,9 @@ const hostLostAfter = "30s"
 // startWorker starts the orchestrator worker of e as a process: DOCKER_HOST
 // at e, -host e.host, the cluster's URL list, control credentials, the run's
 // system label, sandboxes without a network reaching NATS through the
-// cluster's socket directory. Its directories outlive a kill, so that the
+// cluster's socket directory (all three nodes' sockets, node's first). Its directories outlive a kill, so that the
 // restarted worker finds the credentials of the sandboxes it runs.
-func startWorker(t *testing.T, bin string, c *cluster, e *engine, system string) *proc {
+func startWorker(t *testing.T, bin string, c *cluster, e *engine, system, node string) *proc {
 	t.Helper()
 	dir := t.TempDir()
 	creds := c.credsFile(t, dir, "worker "+e.host, auth.RoleControl)
@@ -33,7 +33,8 @@ func startWorker(t *testing.T, bin string, c *cluster, e *engine, system string)
 		args: []string{
 			"-name", "worker-" + e.host, "-host", e.host, "-system", system,
 			"-nats", c.urlList(), "-creds", creds, "-replicas", "3",
-			"-nats-socket", c.sockDir, "-creds-dir", credsDir, "-egress-dir", egressDir,
+			"-nats-socket", c.sockDir, "-sandbox-nats", c.sandboxURLList(node),
+			"-creds-dir", credsDir, "-egress-dir", egressDir,
 			"-disks", "", "-ready-timeout", "90s",
 			"-host-heartbeat", "1s", "-host-lost-after", hostLostAfter,
 			"-image-gc-interval", "0",

@@ -88,7 +88,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 		}
 		toolsEnv.Executor, toolsEnv.Log = env, log.With("sandbox", env.SandboxID)
 	}
-	nc, err := connect(env)
+	nc, err := connect(env, log.With("sandbox", env.SandboxID))
 	if err != nil {
 		return err
 	}
@@ -106,13 +106,21 @@ func run(ctx context.Context, getenv func(string) string) error {
 }
 
 // connect connects to NATS as the executor of env.SandboxID, with the
-// credentials in env.NATSCreds (read at each connect).
-func connect(env schemas.ExecutorEnv) (*nats.Conn, error) {
+// credentials in env.NATSCreds (read at each connect). It logs losing the
+// bus and finding it again (through which server), the trace of a node
+// that died under a sandbox.
+func connect(env schemas.ExecutorEnv, log *slog.Logger) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name("sandox-executor " + env.SandboxID),
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(500 * time.Millisecond),
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			log.Warn("lost the bus; reconnecting", "err", err)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			log.Info("reconnected to the bus", "server", nc.ConnectedUrlRedacted())
+		}),
 		// Replies to the executor's own requests come back under its
 		// sandbox's subjects: its identity may not see _INBOX.>.
 		nats.CustomInboxPrefix(schemas.SandboxInboxPrefix(env.SandboxID)),
@@ -140,7 +148,7 @@ func awaitClaim(ctx context.Context, env schemas.ExecutorEnv, log *slog.Logger) 
 		return env, err
 	}
 	if c.SandboxID == "" {
-		nc, err := connect(env)
+		nc, err := connect(env, log.With("sandbox", env.SandboxID))
 		if err != nil {
 			return env, err
 		}
