@@ -18,9 +18,15 @@ import (
 // group's database that stops by itself is started again
 // (onDatabaseDied). A broken event stream is reopened from the last event
 // seen.
+//
+// Each sandbox's events are handled in their order, one at a time, in a
+// lane of their own (eventLanes): a restart that waits up to ReadyTimeout
+// for its executor holds up that sandbox's later events, not the others'.
 func (w *Worker) watch(ctx context.Context) {
 	var databases sync.WaitGroup
 	defer databases.Wait()
+	lanes := eventLanes{handle: func(ev Event) { w.handleEvent(ctx, ev) }}
+	defer lanes.wait()
 	since := time.Now()
 	for ctx.Err() == nil {
 		evs, errs := w.rt.Events(ctx, since, LabelManaged+"=true")
@@ -34,7 +40,7 @@ func (w *Worker) watch(ctx context.Context) {
 				}
 				continue
 			}
-			w.handleEvent(ctx, ev)
+			lanes.add(ev.Labels[LabelSandbox], ev)
 		}
 		select {
 		case err := <-errs:
@@ -220,3 +226,44 @@ func (w *Worker) markFailed(ctx context.Context, id, reason string) {
 	w.log.Warn("sandbox failed", "sandbox", id, "reason", reason)
 	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: reason, Sandbox: &st})
 }
+
+// eventLanes hands the events of each key to handle in the order they
+// came, one at a time per key, and those of different keys at once: a
+// goroutine per key with events waiting, which ends when they are done.
+type eventLanes struct {
+	handle  func(Event)
+	mu      sync.Mutex
+	waiting map[string][]Event // the key's events not yet handled; present while its goroutine runs
+	running sync.WaitGroup
+}
+
+// add queues ev in key's lane, starting the lane when it is idle.
+func (l *eventLanes) add(key string, ev Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.waiting == nil {
+		l.waiting = map[string][]Event{}
+	}
+	if queue, busy := l.waiting[key]; busy {
+		l.waiting[key] = append(queue, ev)
+		return
+	}
+	l.waiting[key] = []Event{}
+	l.running.Go(func() {
+		for {
+			l.handle(ev)
+			l.mu.Lock()
+			queue := l.waiting[key]
+			if len(queue) == 0 {
+				delete(l.waiting, key)
+				l.mu.Unlock()
+				return
+			}
+			ev, l.waiting[key] = queue[0], queue[1:]
+			l.mu.Unlock()
+		}
+	})
+}
+
+// wait waits until every lane has handled its events.
+func (l *eventLanes) wait() { l.running.Wait() }

@@ -1,9 +1,12 @@
 package orchestrator
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -130,4 +133,44 @@ func TestOOMSeenTwiceCountsOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), st.OOMKills, "each OOM kill counted once")
 	assert.Equal(t, schemas.StateRunning, st.State)
+}
+
+// TestEventsOfOneSandboxDoNotWaitForAnother restarts a sandbox after an
+// OOM kill whose executor never comes back, so that its restart waits out
+// ReadyTimeout, and meanwhile OOM-kills a process of another sandbox: the
+// other's kill is recorded while the first restart still waits, not after.
+func TestEventsOfOneSandboxDoNotWaitForAnother(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.ReadyTimeout = 5 * time.Second })
+	slow := h.runningSandbox("slow", schemas.OnOOMRestart)
+	quick := h.runningSandbox("quick", schemas.OnOOMContinue)
+
+	// From now on, a started executor of "slow" never announces itself.
+	h.rt.mu.Lock()
+	executor := h.rt.process
+	h.rt.process = func(ctx context.Context, spec ContainerSpec) error {
+		if slices.Contains(spec.Env, schemas.EnvSandboxID+"=slow") {
+			<-ctx.Done()
+			return nil
+		}
+		return executor(ctx, spec)
+	}
+	h.rt.mu.Unlock()
+
+	slowEvents := h.events("slow")
+	h.rt.oom(slow.Container, false)
+	h.nextEvent(slowEvents, func(ev schemas.Event) bool { return ev.Kind == schemas.EventRestarted })
+
+	h.rt.oom(quick.Container, false)
+	h.eventually("the other sandbox's OOM kill recorded", func() bool {
+		st, err := h.sandbox("quick")
+		return err == nil && st.OOMKills == 1
+	})
+	st, err := h.sandbox("slow")
+	require.NoError(t, err)
+	assert.Equal(t, schemas.StateRunning, st.State, "the first sandbox's restart still waits for its executor (%s)", st.Reason)
+
+	h.eventually("the restart gives up after ReadyTimeout", func() bool {
+		st, err := h.sandbox("slow")
+		return err == nil && st.State == schemas.StateFailed
+	})
 }
