@@ -20,27 +20,16 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sandox/sandox/internal/svcmain"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/data"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := run(ctx, log); err != nil {
-		log.Error("data service stopped", "err", err)
-		os.Exit(1)
-	}
-}
+func main() { svcmain.Main("data service", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
 	cfg := data.Config{
@@ -60,17 +49,9 @@ func run(ctx context.Context, log *slog.Logger) error {
 	if a := os.Getenv("SANDOX_QDRANT_ADDR"); a != "" {
 		cfg.Endpoints[schemas.DatabaseQdrant] = a
 	}
-	url := os.Getenv("SANDOX_NATS_URL")
-	if url == "" {
-		url = nats.DefaultURL
-	}
-	opts := []nats.Option{nats.Name("sandox-data"), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(500 * time.Millisecond)}
-	if creds := os.Getenv("SANDOX_NATS_CREDS"); creds != "" {
-		opts = append(opts, nats.UserCredentials(creds))
-	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err := svcmain.Connect("sandox-data")
 	if err != nil {
-		return fmt.Errorf("connect to NATS at %s: %w", url, err)
+		return err
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)

@@ -9,44 +9,23 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
-	"github.com/nats-io/nats.go"
-
+	"github.com/sandox/sandox/internal/svcmain"
 	"github.com/sandox/sandox/services/search"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := run(ctx, log); err != nil {
-		log.Error("search service stopped", "err", err)
-		os.Exit(1)
-	}
-}
+func main() { svcmain.Main("search service", run) }
 
 func run(ctx context.Context, log *slog.Logger) error {
 	cfg, err := search.FromEnv(os.Getenv, os.ReadFile)
 	if err != nil {
 		return err
 	}
-	url := os.Getenv("SANDOX_NATS_URL")
-	if url == "" {
-		url = nats.DefaultURL
-	}
-	opts := []nats.Option{nats.Name("sandox-search"), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(500 * time.Millisecond)}
-	if creds := os.Getenv("SANDOX_NATS_CREDS"); creds != "" {
-		opts = append(opts, nats.UserCredentials(creds))
-	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err := svcmain.Connect("sandox-search")
 	if err != nil {
-		return fmt.Errorf("connect to NATS at %s: %w", url, err)
+		return err
 	}
 	defer nc.Close()
 	return search.New(cfg, log).Serve(ctx, nc)
