@@ -147,6 +147,8 @@ type State struct {
 	StartedAt  time.Time
 	FinishedAt time.Time
 	Labels     map[string]string
+	// Env is the container's environment, the image's and its own.
+	Env []string
 	// IPs maps network name to the container's address on it.
 	IPs map[string]string
 	// Ports maps "4222/tcp" to the host port it is published on.
@@ -170,7 +172,7 @@ func (c *Client) Inspect(ctx context.Context, id string) (State, error) {
 		st.FinishedAt, _ = time.Parse(time.RFC3339Nano, info.State.FinishedAt)
 	}
 	if info.Config != nil {
-		st.Labels = info.Config.Labels
+		st.Labels, st.Env = info.Config.Labels, info.Config.Env
 	}
 	if info.NetworkSettings != nil {
 		for name, ep := range info.NetworkSettings.Networks {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -295,8 +296,10 @@ func searchEnv() []string {
 }
 
 // ensureRunning starts the container named in spec, creating it first when
-// it does not exist, and recreating it when its image or one of its labels
-// (the authority) changed. prepare runs between create and start.
+// it does not exist, and recreating it when its image, one of its labels
+// (the authority) or one of its settings (its SANDOX_* variables, such as
+// the search service's providers and the data service's embedder) changed.
+// prepare runs between create and start.
 func ensureRunning(ctx context.Context, d *docker.Client, spec docker.ContainerSpec, prepare func(id string) error) error {
 	imageID, err := d.ImageID(ctx, spec.Image)
 	if err != nil {
@@ -304,7 +307,7 @@ func ensureRunning(ctx context.Context, d *docker.Client, spec docker.ContainerS
 	}
 	spec.Labels["dev.sandox.image"] = imageID
 	if st, err := d.Inspect(ctx, spec.Name); err == nil {
-		if st.Running && hasLabels(st.Labels, spec.Labels) {
+		if st.Running && hasLabels(st.Labels, spec.Labels) && sameSettings(st.Env, spec.Env) {
 			fmt.Printf("%s is running\n", spec.Name)
 			return nil
 		}
@@ -324,6 +327,17 @@ func ensureRunning(ctx context.Context, d *docker.Client, spec docker.ContainerS
 	}
 	fmt.Printf("%s started\n", spec.Name)
 	return nil
+}
+
+// sameSettings reports whether a container's environment got holds the
+// same SANDOX_* variables as want, no more and no fewer.
+func sameSettings(got, want []string) bool {
+	settings := func(env []string) []string {
+		out := slices.DeleteFunc(slices.Clone(env), func(e string) bool { return !strings.HasPrefix(e, "SANDOX_") })
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(settings(got), settings(want))
 }
 
 func hasLabels(got, want map[string]string) bool {
