@@ -95,9 +95,9 @@ func (s *Server) Serve(ctx context.Context) error {
 		return fmt.Errorf("flush subscriptions: %w", err)
 	}
 	s.announceReady()
-	// What starting allocated (decoded environment, tool schemas, the
-	// JSON Schema compiler's tables) is garbage now: give it back, so that
-	// an idle sandbox holds only what it serves with.
+	// What starting allocated (the decoded environment and credentials,
+	// the connection's handshake) is garbage now: give it back, so that an
+	// idle sandbox holds only what it serves with.
 	debug.FreeOSMemory()
 	s.log.Info("executor serving", "subject", schemas.ActionsSubject(id), "tools", s.reg.String())
 

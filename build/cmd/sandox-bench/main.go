@@ -83,54 +83,52 @@ func run(ctx context.Context, args []string) error {
 	if err := os.WriteFile(toolFile, []byte("def ping() -> str:\n    return 'pong'\n"), 0o644); err != nil {
 		return err
 	}
-	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{
-		ID:               "bench-" + uuid.NewString()[:8],
-		Tools:            []string{toolFile},
-		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "256MiB"},
-		Overcommit:       50,
-	}, sdk.WithURL(c.url))
+	// The groups of the bench, each ended when it returns: g has a user tool
+	// file; dense is g without a CPU limit, so that a density round of
+	// -idle 1000 fits the host's admission (2 cores x overcommit 50 = 100
+	// cores would stop it); pool and poolFree have no tool files, so the
+	// warm pool serves their creates.
+	var groups []*sdk.SandboxGroup
+	defer func() {
+		for _, g := range groups {
+			if err := g.End(context.WithoutCancel(ctx)); err != nil {
+				fmt.Fprintf(os.Stderr, "end the bench group %s: %v\n", g.ID(), err)
+			}
+			g.Close()
+		}
+	}()
+	open := func(cfg sdk.GroupConfig) (*sdk.SandboxGroup, error) {
+		cfg.ID += uuid.NewString()[:8]
+		g, err := sdk.NewSandboxGroup(cfg, sdk.WithURL(c.url))
+		if err != nil {
+			return nil, err
+		}
+		if err := g.Start(ctx); err != nil {
+			g.Close()
+			return nil, err
+		}
+		groups = append(groups, g)
+		return g, nil
+	}
+	g, err := open(sdk.GroupConfig{ID: "bench-", Tools: []string{toolFile},
+		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "256MiB"}, Overcommit: 50})
 	if err != nil {
 		return err
 	}
-	if err := g.Start(ctx); err != nil {
-		return err
-	}
-	defer func() {
-		if err := g.End(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(os.Stderr, "end the bench group:", err)
-		}
-		g.Close()
-	}()
-	pool, err := sdk.NewSandboxGroup(sdk.GroupConfig{
-		ID:               "bench-pool-" + uuid.NewString()[:8],
-		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "256MiB"},
-		Overcommit:       50,
-	}, sdk.WithURL(c.url))
+	dense, err := open(sdk.GroupConfig{ID: "bench-dense-", Tools: []string{toolFile},
+		ComputeResources: schemas.ComputeResources{Memory: "256MiB"}, Overcommit: 50})
 	if err != nil {
 		return err
 	}
-	if err := pool.Start(ctx); err != nil {
-		return err
-	}
-	defer func() {
-		if err := pool.End(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(os.Stderr, "end the bench pool group:", err)
-		}
-		pool.Close()
-	}()
-	poolFree, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: "bench-pool-free-" + uuid.NewString()[:8]}, sdk.WithURL(c.url))
+	pool, err := open(sdk.GroupConfig{ID: "bench-pool-",
+		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "256MiB"}, Overcommit: 50})
 	if err != nil {
 		return err
 	}
-	if err := poolFree.Start(ctx); err != nil {
+	poolFree, err := open(sdk.GroupConfig{ID: "bench-pool-free-"})
+	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := poolFree.End(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(os.Stderr, "end the bench pool group:", err)
-		}
-		poolFree.Close()
-	}()
 	var direct *sdk.SandboxGroup
 	if c.directURL != "" {
 		// The same group through another connection: Attach gives handles
@@ -146,7 +144,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	defer p.stop()
 
-	b := &bench{cfg: c, group: g, pool: pool, poolFree: poolFree, direct: direct, peer: p, t: &table{}}
+	b := &bench{cfg: c, group: g, dense: dense, pool: pool, poolFree: poolFree, direct: direct, peer: p, t: &table{}}
 	started := time.Now()
 	for _, phase := range []struct {
 		name string
@@ -175,6 +173,7 @@ func run(ctx context.Context, args []string) error {
 type bench struct {
 	cfg   config
 	group *sdk.SandboxGroup
+	dense *sdk.SandboxGroup // group without a CPU limit: the density rounds'
 	pool  *sdk.SandboxGroup // no tool files: its creates fit the warm pool
 	// poolFree has no limits either: its claims need no docker update.
 	poolFree *sdk.SandboxGroup

@@ -49,8 +49,8 @@ func docker(ctx context.Context, args ...string) (time.Duration, error) {
 }
 
 // create creates and starts a sandbox.
-func (b *bench) create(ctx context.Context, id string) (*sdk.Sandbox, error) {
-	sb, err := b.group.CreateSandbox(ctx, id, sdk.SandboxOptions{})
+func (b *bench) create(ctx context.Context, g *sdk.SandboxGroup, id string) (*sdk.Sandbox, error) {
+	sb, err := g.CreateSandbox(ctx, id, sdk.SandboxOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (b *bench) coldStart(ctx context.Context) error {
 // command and a Python user tool in one sandbox, with `docker exec true`
 // of the same container and an llm-sandbox command every few of them.
 func (b *bench) roundTrip(ctx context.Context) error {
-	sb, err := b.create(ctx, b.newID("rt"))
+	sb, err := b.create(ctx, b.group, b.newID("rt"))
 	if err != nil {
 		return err
 	}
@@ -249,7 +249,7 @@ func (b *bench) roundTrip(ctx context.Context) error {
 }
 
 // createMany creates and starts n sandboxes, four at a time.
-func (b *bench) createMany(ctx context.Context, prefix string, n int) ([]*sdk.Sandbox, error) {
+func (b *bench) createMany(ctx context.Context, g *sdk.SandboxGroup, prefix string, n int) ([]*sdk.Sandbox, error) {
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = b.newID(prefix)
@@ -264,7 +264,7 @@ func (b *bench) createMany(ctx context.Context, prefix string, n int) ([]*sdk.Sa
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			sb, err := b.create(ctx, id)
+			sb, err := b.create(ctx, g, id)
 			out[i] = sb
 			if err != nil {
 				errs <- err
@@ -298,7 +298,7 @@ func endMany(ctx context.Context, sbs []*sdk.Sandbox) {
 // throughput runs clients that send trivial actions to sandboxes as fast as
 // they are answered, for a set time, and reads the host's CPU use.
 func (b *bench) throughput(ctx context.Context) error {
-	sbs, err := b.createMany(ctx, "tp", b.cfg.sandboxes)
+	sbs, err := b.createMany(ctx, b.group, "tp", b.cfg.sandboxes)
 	defer endMany(ctx, sbs)
 	if err != nil {
 		return err
@@ -377,7 +377,7 @@ func (b *bench) density(ctx context.Context) error {
 			return err
 		}
 		memTotal = total
-		sbs, err := b.createMany(ctx, fmt.Sprintf("idle%d", round), b.cfg.idle)
+		sbs, err := b.createMany(ctx, b.dense, fmt.Sprintf("idle%d", round), b.cfg.idle)
 		if err != nil {
 			endMany(ctx, sbs)
 			return err
@@ -406,7 +406,11 @@ func (b *bench) density(ctx context.Context) error {
 		rounds = append(rounds, mib(v))
 	}
 	b.t.figure("density", "host memory per idle sandbox", b.cfg.idle, mib(per), fmt.Sprintf("median of %d rounds of %d idle sandboxes (%s): MemTotal-MemAvailable before and after, each the median of 5 readings; target <= 10 MiB", b.cfg.rounds, b.cfg.idle, strings.Join(rounds, ", ")))
-	b.t.figure("density", "1,000 idle sandboxes (extrapolated)", 0, fmt.Sprintf("%.1f GiB", per*1000/(1<<30)), fmt.Sprintf("linear from the %d measured; host has %.1f GiB", b.cfg.idle, float64(memTotal)/(1<<30)))
+	how := fmt.Sprintf("extrapolated linearly from the %d measured", b.cfg.idle)
+	if b.cfg.idle >= 1000 {
+		how = fmt.Sprintf("measured: %d ran at once", b.cfg.idle)
+	}
+	b.t.figure("density", "1,000 idle sandboxes", 0, fmt.Sprintf("%.1f GiB", per*1000/(1<<30)), fmt.Sprintf("%s; host has %.1f GiB", how, float64(memTotal)/(1<<30)))
 	b.t.sizes("density", "sandbox cgroup memory, MiB", cgroupMem, "memory.usage_in_bytes of each container: its processes, page cache and kernel memory charged to it, not the engine's shim")
 	b.t.sizes("density", "executor RSS, MiB", execRSS, "target <= 10 MB")
 	b.t.sizes("density", "executor PSS, MiB", execPSS, "the binary's pages shared by all sandboxes counted once")
