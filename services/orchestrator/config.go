@@ -44,6 +44,10 @@ type Config struct {
 	Concurrency int
 	// ReadyTimeout bounds how long a started sandbox may take to answer.
 	ReadyTimeout time.Duration
+	// RestartGrace is how long a sandbox's container that died may take to
+	// run again before the die is taken for a crash: the die of another
+	// worker's docker restart is followed by a start within moments.
+	RestartGrace time.Duration
 	// BusWait is how long a starting worker waits for JetStream to answer
 	// (a cluster electing the leaders of the streams and buckets after a
 	// node died) before it gives up. 0 tries once.
@@ -141,6 +145,7 @@ func DefaultConfig() Config {
 		HostLostAfter:        30 * time.Second,
 		Concurrency:          4,
 		ReadyTimeout:         60 * time.Second,
+		RestartGrace:         2 * time.Second,
 		AckWait:              30 * time.Second,
 		BusWait:              time.Minute,
 		MaxToolFileBytes:     1 << 20,

@@ -116,6 +116,9 @@ func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
 	if err != nil || state.Running || state.Status == StatusRemoving || state.Status == StatusDead {
 		return // being removed, or restarted in between
 	}
+	if w.runsAgain(ctx, st.Container) {
+		return // another worker's restart: its die, then its start
+	}
 	// Every worker on the engine sees the die; the one whose
 	// compare-and-set records it handles it.
 	claimed := false
@@ -137,6 +140,26 @@ func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
 	logs, _ := w.rt.Logs(ctx, st.Container, 10)
 	reason := fmt.Sprintf("the sandbox stopped by itself (exit code %d, oom killed %t): %s", state.ExitCode, state.OOMKilled, logs)
 	w.failSandbox(ctx, id, reason)
+}
+
+// runsAgain watches a container that died for Config.RestartGrace and
+// reports whether it runs again meanwhile: then the die was a restart's
+// (another worker of the engine restarting the sandbox after an OOM kill),
+// not a crash. Sandbox containers have no restart policy, so nothing else
+// starts them. A crash is handled that much later.
+func (w *Worker) runsAgain(ctx context.Context, container string) bool {
+	deadline := time.Now().Add(w.cfg.RestartGrace)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+		if state, err := w.rt.Inspect(ctx, container); err == nil && state.Running {
+			return true
+		}
+	}
+	return false
 }
 
 func policy(st schemas.SandboxStatus) schemas.OOMPolicy {

@@ -174,3 +174,29 @@ func TestEventsOfOneSandboxDoNotWaitForAnother(t *testing.T) {
 		return err == nil && st.State == schemas.StateFailed
 	})
 }
+
+// TestDieOfAnotherWorkersRestart plays the die and the start of a restart
+// that another worker of the engine makes, 300 ms apart: the container
+// runs again within RestartGrace, so the die is not taken for a crash and
+// the sandbox stays running. A die with no start after it is a crash.
+func TestDieOfAnotherWorkersRestart(t *testing.T) {
+	h := newHarness(t)
+	st := h.runningSandbox("restarted", schemas.OnOOMContinue)
+	events := h.events("restarted")
+	h.rt.exit(st.Container, 137, "")
+	time.Sleep(300 * time.Millisecond)
+	require.NoError(t, h.rt.Start(t.Context(), st.Container))
+	time.Sleep(h.cfg.RestartGrace + time.Second)
+	got, err := h.sandbox("restarted")
+	require.NoError(t, err)
+	assert.Equal(t, schemas.StateRunning, got.State, "a restart's die is no crash (%s)", got.Reason)
+	if m, err := events.NextMsg(10 * time.Millisecond); err == nil {
+		assert.NotContains(t, string(m.Data), `"kind":"exited"`, "no exited event")
+	}
+
+	h.rt.exit(st.Container, 1, "boom")
+	h.eventually("a die with no start after it fails the sandbox", func() bool {
+		got, err := h.sandbox("restarted")
+		return err == nil && got.State == schemas.StateFailed
+	})
+}

@@ -55,6 +55,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.StringVar(&cfg.DisksDir, "disks", envOr("SANDOX_DISKS_DIR", cfg.DisksDir), "directory of sandbox disk images; \"\" turns disk limits off (env SANDOX_DISKS_DIR)")
 	fs.StringVar(&cfg.CredsDir, "creds-dir", envOr("SANDOX_CREDS_DIR", cfg.CredsDir), "directory of the sandboxes' NATS credentials, the same path on the Docker host (env SANDOX_CREDS_DIR)")
 	fs.DurationVar(&cfg.ReadyTimeout, "ready-timeout", cfg.ReadyTimeout, "how long a sandbox may take to start")
+	fs.DurationVar(&cfg.RestartGrace, "restart-grace", cfg.RestartGrace, "how long a sandbox container that died may take to run again before it counts as a crash (another worker's restart)")
 	fs.StringVar(&cfg.DatabaseNetwork, "database-network", envOr("SANDOX_DATABASE_NETWORK", cfg.DatabaseNetwork), "Docker network of the groups' databases, never a sandbox's (env SANDOX_DATABASE_NETWORK)")
 	fs.StringVar(&cfg.Neo4jImage, "neo4j-image", os.Getenv("SANDOX_NEO4J_IMAGE"), "image of the groups' Neo4j (env SANDOX_NEO4J_IMAGE)")
 	fs.StringVar(&cfg.QdrantImage, "qdrant-image", os.Getenv("SANDOX_QDRANT_IMAGE"), "image of the groups' Qdrant-compatible service (env SANDOX_QDRANT_IMAGE)")
