@@ -96,18 +96,11 @@ func up(ctx context.Context, args []string) error {
 	}
 	dataFiles[filepath.Base(dataPasswordFile)] = neo4jPassword
 
-	b, err := buildImages(ctx, d, *root)
+	images, err := buildImages(ctx, d, *root)
 	if err != nil {
 		return err
 	}
-	neo4jImage, err := b.Neo4j(ctx)
-	if err != nil {
-		return err
-	}
-	qdrant, err := b.Qdrant(ctx)
-	if err != nil {
-		return err
-	}
+	neo4jImage, qdrant := images.Neo4j, images.Qdrant
 	// The groups' databases: a network of their own, which sandboxes never
 	// join; the orchestrator (health checks) and the data service do.
 	if _, err := d.EnsureNetwork(ctx, databaseNetwork, map[string]string{controlPlaneRole: "database-network"}); err != nil {
