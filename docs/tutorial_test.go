@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/require"
 )
@@ -89,7 +90,7 @@ var (
 	codeSpan   = regexp.MustCompile("`([^`]+)`")
 	heading    = regexp.MustCompile(`^(#+) `)
 	markerLine = regexp.MustCompile(`^<!-- (snippet: \S+|illustration) -->$`)
-	linkTarget = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	linkTarget = regexp.MustCompile(`\]\(([^)#\s]*)(#[^)\s]*)?\)`)
 )
 
 // scan splits a page into prose code spans, fenced blocks and link targets.
@@ -141,7 +142,7 @@ func scan(p page) (spans []mention, blocks []block, links []mention) {
 			spans = append(spans, mention{text: s[1], where: where, dirs: dirs})
 		}
 		for _, l := range linkTarget.FindAllStringSubmatch(line, -1) {
-			links = append(links, mention{text: l[1], where: where})
+			links = append(links, mention{text: l[1] + l[2], where: where})
 		}
 	}
 	return spans, blocks, links
@@ -275,21 +276,22 @@ func TestTutorialSnippetsMatchTheCode(t *testing.T) {
 			case b.marker == "illustration":
 			default:
 				n++
-				checkSnippet(t, b)
+				if err := snippetError(b); err != nil {
+					t.Error(err)
+				}
 			}
 		}
 	}
 	require.NotZero(t, n, "the tutorial quotes no code")
 }
 
-// checkSnippet checks one snippet against the file its marker names.
-func checkSnippet(t *testing.T, b block) {
-	t.Helper()
+// snippetError checks one snippet against the file its marker names and
+// says what is wrong, or returns nil.
+func snippetError(b block) error {
 	path := strings.TrimPrefix(b.marker, "snippet: ")
 	src, err := os.ReadFile(filepath.Join(root, path))
 	if err != nil {
-		t.Errorf("%s: the snippet's source %s cannot be read (%v): the file moved or was removed; point the marker at the file that holds the code now", b.where, path, err)
-		return
+		return fmt.Errorf("%s: the snippet's source %s cannot be read (%w): the file moved or was removed; point the marker at the file that holds the code now", b.where, path, err)
 	}
 	file := normalise(string(src))
 	var parts []string
@@ -311,11 +313,11 @@ func checkSnippet(t *testing.T, b block) {
 		}
 		k := strings.Index(file[at:], want)
 		if k < 0 {
-			t.Errorf("%s: part %d of the snippet is no longer in %s:\n%s\nthe code changed: copy the current lines from %s into the snippet (lines that are only … stand for lines left out), or point the marker at the file that holds them now", b.where, i+1, path, part, path)
-			return
+			return fmt.Errorf("%s: part %d of the snippet is no longer in %s (after its earlier parts):\n%s\nthe code changed: copy the current lines from %s into the snippet (lines that are only … stand for lines left out), or point the marker at the file that holds them now", b.where, i+1, path, part, path)
 		}
 		at += k + len(want)
 	}
+	return nil
 }
 
 // repoPath matches a code span that is a path in the repository: a
@@ -358,12 +360,61 @@ func TestTutorialPathsExist(t *testing.T) {
 			if strings.Contains(l.text, "://") || strings.HasPrefix(l.text, "mailto:") {
 				continue
 			}
-			target := filepath.Join(filepath.Dir(filepath.Join(root, p.path)), l.text)
+			file, anchor, _ := strings.Cut(l.text, "#")
+			target := filepath.Join(root, p.path)
+			if file != "" {
+				target = filepath.Join(filepath.Dir(target), file)
+			}
 			if _, err := os.Stat(target); err != nil {
 				t.Errorf("%s: the link to %s leads nowhere: fix its target", l.where, l.text)
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(target, ".md") && !slices.Contains(anchors(t, target), anchor) {
+				t.Errorf("%s: the link to %s names no heading of %s: link to a heading that is there (its GitHub anchor)", l.where, l.text, file)
 			}
 		}
 	}
+}
+
+// anchors returns the GitHub anchors of the headings of a markdown file.
+func anchors(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []string
+	seen := map[string]int{}
+	fenced := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+		}
+		if fenced || !heading.MatchString(line) {
+			continue
+		}
+		a := slug(strings.TrimLeft(line, "# "))
+		if n := seen[a]; n > 0 {
+			out = append(out, fmt.Sprintf("%s-%d", a, n))
+		} else {
+			out = append(out, a)
+		}
+		seen[a]++
+	}
+	return out
+}
+
+// slug is GitHub's anchor of a heading: lower case, punctuation other
+// than '-' and '_' dropped, spaces made '-'.
+func slug(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(h) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // decls indexes the module's Go declarations: for each package name, its
@@ -563,9 +614,10 @@ func codeName(s string) bool {
 	return upper > 0 && strings.ToUpper(s) != s
 }
 
-// TestScanFindsMarkersAndSpans checks the scanner on a small page, so
-// that a scanner that finds nothing cannot pass the tests above.
-func TestScanFindsMarkersAndSpans(t *testing.T) {
+// TestScanAndChecks checks the scanner, the snippet check and the anchors
+// on small inputs, so that a check that finds nothing cannot pass the
+// tests above.
+func TestScanAndChecks(t *testing.T) {
 	p := page{path: "docs/x.md", lines: strings.Split("# `services/orchestrator`: the worker\n\nSee `worker.go` and [a](tutorial.md).\n\n<!-- snippet: schemas/subjects.go -->\n```go\nfunc ValidateID(id string) error {\n```\n", "\n")}
 	spans, blocks, links := scan(p)
 	require.Len(t, spans, 2)
@@ -573,4 +625,17 @@ func TestScanFindsMarkersAndSpans(t *testing.T) {
 	require.Len(t, blocks, 1)
 	require.Equal(t, "snippet: schemas/subjects.go", blocks[0].marker)
 	require.Len(t, links, 1)
+
+	// A snippet matches its file white space aside, part by part in order.
+	ok := block{marker: "snippet: schemas/subjects.go", where: "x", text: "func ValidateID(kind, id string) error {\n\t…\n}\n"}
+	require.NoError(t, snippetError(ok))
+	stale := block{marker: "snippet: schemas/subjects.go", where: "x", text: "func ValidateID(id string) error {\n"}
+	require.ErrorContains(t, snippetError(stale), "part 1 of the snippet is no longer in schemas/subjects.go")
+	gone := block{marker: "snippet: schemas/nosuch.go", where: "x", text: "x\n"}
+	require.ErrorContains(t, snippetError(gone), "cannot be read")
+	outOfOrder := block{marker: "snippet: schemas/subjects.go", where: "x", text: "func ValidateID(kind, id string) error {\n…\nfunc CommandSubject(kind CommandKind) string {\n"}
+	require.ErrorContains(t, snippetError(outOfOrder), "part 2")
+
+	require.Equal(t, "servicesauth-an-identity-for-every-party", slug("`services/auth`: an identity for every party"))
+	require.Equal(t, "web-search-with-the-operators-keys", slug("web search with the operator's keys"))
 }
