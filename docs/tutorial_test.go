@@ -11,6 +11,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -157,38 +158,23 @@ func isDir(s string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// goPackages returns the directory of every package of the module, as
-// go list ./... would: directories holding .go files, without testdata,
-// hidden or underscore directories, or nested modules.
+// goPackages returns the directory of every package of the module,
+// relative to the repository's top, as go list ./... gives them.
 func goPackages(t *testing.T) []string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			name := d.Name()
-			if rel != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(path, ".go") {
-			dir := filepath.ToSlash(filepath.Dir(rel))
-			if !slices.Contains(out, dir) {
-				out = append(out, dir)
-			}
-		}
-		return nil
-	})
+	cmd := exec.Command("go", "list", "-e", "-f", "{{.Dir}}", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list ./...")
+	top, err := filepath.Abs(root)
 	require.NoError(t, err)
-	return out
+	var dirs []string
+	for _, dir := range strings.Fields(string(out)) {
+		rel, err := filepath.Rel(top, dir)
+		require.NoError(t, err)
+		dirs = append(dirs, filepath.ToSlash(rel))
+	}
+	return dirs
 }
 
 // allSpans gathers the prose code spans of every page.
@@ -573,7 +559,9 @@ func TestTutorialSymbolsExist(t *testing.T) {
 	d := loadDecls(t)
 	src := sources(t)
 	words := map[string]bool{}
-	for _, w := range regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`).FindAllString(src, -1) {
+	for _, w := range strings.FieldsFunc(src, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
 		words[w] = true
 	}
 	for _, s := range allSpans(t) {
