@@ -99,6 +99,7 @@ func scan(p page) (spans []mention, blocks []block, links []mention) {
 	var heads []string // heads[i] is the directory named by the heading of level i+1, or ""
 	var fence *block
 	var body strings.Builder
+	var carry, carryWhere string // a line whose code span is not closed yet
 	for i, line := range p.lines {
 		where := fmt.Sprintf("%s:%d", p.path, i+1)
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
@@ -138,6 +139,16 @@ func scan(p page) (spans []mention, blocks []block, links []mention) {
 			if heads[j] != "" {
 				dirs = append(dirs, heads[j])
 			}
+		}
+		// A code span may run on to the next line: keep the text until its
+		// backticks pair up, so that spans are not paired across lines.
+		if carry != "" {
+			line, where = carry+" "+line, carryWhere
+			carry = ""
+		}
+		if strings.Count(line, "`")%2 == 1 && i+1 < len(p.lines) && !heading.MatchString(line) {
+			carry, carryWhere = line, where
+			continue
 		}
 		for _, s := range codeSpan.FindAllStringSubmatch(line, -1) {
 			spans = append(spans, mention{text: s[1], where: where, dirs: dirs})
@@ -606,9 +617,12 @@ func codeName(s string) bool {
 // on small inputs, so that a check that finds nothing cannot pass the
 // tests above.
 func TestScanAndChecks(t *testing.T) {
-	p := page{path: "docs/x.md", lines: strings.Split("# `services/orchestrator`: the worker\n\nSee `worker.go` and [a](tutorial.md).\n\n<!-- snippet: schemas/subjects.go -->\n```go\nfunc ValidateID(id string) error {\n```\n", "\n")}
+	p := page{path: "docs/x.md", lines: strings.Split("# `services/orchestrator`: the worker\n\nSee `worker.go` and [a](tutorial.md).\n\n<!-- snippet: schemas/subjects.go -->\n```go\nfunc ValidateID(id string) error {\n```\nA span `that runs\non` and `one.go`.\n", "\n")}
 	spans, blocks, links := scan(p)
-	require.Len(t, spans, 2)
+	require.Len(t, spans, 4)
+	require.Equal(t, "that runs on", spans[2].text)
+	require.Equal(t, "docs/x.md:9", spans[2].where)
+	require.Equal(t, "one.go", spans[3].text)
 	require.Equal(t, []string{"services/orchestrator"}, spans[1].dirs)
 	require.Len(t, blocks, 1)
 	require.Equal(t, "snippet: schemas/subjects.go", blocks[0].marker)
