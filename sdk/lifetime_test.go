@@ -130,3 +130,21 @@ func TestLifecycleOptionsValidated(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchLostToIdleTimeout checks that a batch running longer than its
+// sandbox's idle timeout does not keep the sandbox alive: the batch fails
+// with ErrSandboxGone saying which lifetime was over.
+func TestBatchLostToIdleTimeout(t *testing.T) {
+	s := startSandox(t, fastSweep)
+	ctx := t.Context()
+	g := s.newGroup(t, sdk.GroupConfig{ID: "lost"})
+	require.NoError(t, g.Start(ctx))
+	sb, err := g.CreateSandbox(ctx, "lost-sb", sdk.SandboxOptions{IdleTimeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	require.NoError(t, sb.Start(ctx))
+	start := time.Now()
+	_, err = sb.SendActions(ctx, run(t, "sleep 20"))
+	require.ErrorIs(t, err, sdk.ErrSandboxGone)
+	assert.ErrorContains(t, err, "expired (idle_timeout)")
+	assert.Less(t, time.Since(start), 15*time.Second, "the batch failed when the sandbox expired, not at its end")
+}

@@ -13,7 +13,7 @@ import nats
 import pytest
 from it_tools import shout
 
-from sandox import BadRequestError, NotFoundError, SandboxGroup, aio
+from sandox import BadRequestError, NotFoundError, SandboxGoneError, SandboxGroup, aio
 from sandox.credentials import server_list
 
 
@@ -84,6 +84,17 @@ async def test_lifetimes_end_sandboxes() -> None:
         for sb in (idle, ttl):
             with pytest.raises(NotFoundError):
                 await sb.refresh()
+
+        # A batch that runs longer than the idle timeout does not keep the
+        # sandbox alive: it fails when the sandbox expires.
+        busy = await g.create_sandbox("py-life-busy", idle_timeout=2)
+        await busy.start()
+        began = asyncio.get_running_loop().time()
+        with pytest.raises(SandboxGoneError, match=r"expired \(idle_timeout\) while the batch ran"):
+            await busy.send_actions(
+                {"terminal_tools.run": {"description": "long", "args": {"command": "sleep 60", "timeout_seconds": 90}}}
+            )
+        assert asyncio.get_running_loop().time() - began < 30
     finally:
         await g.end_sandbox_group()
         await g.close()
