@@ -120,6 +120,7 @@ GROUP_CASES = [
     ("keep_database_data not a bool", {"keep_database_data": "yes"}, "keep_database_data 'yes'"),
     ("one server URL empty", {"url": "nats://a:4222,"}, "empty server URL"),
     ("no server URL in a list", {"url": [""]}, "empty server URL"),
+    ("an empty list of servers", {"url": []}, "empty server URL"),
 ]
 
 SANDBOX_CASES = [

@@ -59,7 +59,7 @@ class Options:
         for name in ("command_timeout", "action_timeout", "connect_timeout"):
             if getattr(self, name) <= 0:
                 raise BadRequestError(f"{name} must be positive")
-        if self.url:
+        if not isinstance(self.url, str) or self.url:  # "" is the default; [] is no server
             try:
                 server_list(self.url)
             except ValueError as e:
