@@ -119,6 +119,22 @@ func funcFlags(s scope, binary string, fn *ast.FuncDecl) ([]flagSetting, error) 
 		}
 		return true
 	})
+	// What the function reads: a flag whose usage names a variable must
+	// read it, or hand the FlagSet to envDefaults, which sets every flag
+	// from the variable its usage names.
+	read := map[string]bool{}
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "envDefaults" {
+				read["*"] = true
+			} else if r, ok := s.envReader(call); ok {
+				for _, k := range r.keys {
+					read[k] = true
+				}
+			}
+		}
+		return true
+	})
 	var out []flagSetting
 	var err error
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
@@ -141,6 +157,10 @@ func funcFlags(s scope, binary string, fn *ast.FuncDecl) ([]flagSetting, error) 
 		}
 		var f flagSetting
 		if f, err = s.flag(call, m.typ, m.name, m.def, m.usage); err != nil {
+			return false
+		}
+		if f.Env != "" && !read[f.Env] && !read["*"] {
+			err = fmt.Errorf("%s: the usage of -%s names %s, which %s neither reads nor hands to envDefaults", f.File, f.Name, f.Env, fn.Name.Name)
 			return false
 		}
 		f.Dir, f.Command = s.pkg.dir, binary

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,11 +14,28 @@ import (
 // repoRoot is the repository's root, seen from this package's directory.
 const repoRoot = "../../.."
 
+// collected reads the repository once for all tests (a read takes
+// seconds under the race detector).
+var collected = func() func(t *testing.T) *settings {
+	var (
+		once sync.Once
+		s    *settings
+		err  error
+	)
+	return func(t *testing.T) *settings {
+		t.Helper()
+		once.Do(func() { s, err = collect(repoRoot) })
+		require.NoError(t, err, "read the repository")
+		return s
+	}
+}()
+
 // TestSettingsDocCurrent fails when a flag or an environment variable
 // changed in the code and docs/settings.md was not regenerated.
 func TestSettingsDocCurrent(t *testing.T) {
-	want, err := generate(repoRoot)
-	require.NoError(t, err, "generate the settings reference")
+	s := collected(t)
+	require.NoError(t, s.check())
+	want := s.render()
 	got, err := os.ReadFile(filepath.Join(repoRoot, "docs", "settings.md"))
 	require.NoError(t, err, "read docs/settings.md (run go tool task settings)")
 	// Not require.Equal: a diff of two long pages says less than the fix.
@@ -30,8 +48,7 @@ func TestSettingsDocCurrent(t *testing.T) {
 // variable the code reads without a description, and a description of a
 // variable no code reads.
 func TestSettingsDocChecksDescriptions(t *testing.T) {
-	s, err := collect(repoRoot)
-	require.NoError(t, err)
+	s := collected(t)
 	require.NoError(t, s.check())
 
 	tests := []struct {
@@ -67,10 +84,13 @@ func TestSettingsDocChecksDescriptions(t *testing.T) {
 			for k, v := range saved {
 				envDocs[k] = v
 			}
-			s, err := collect(repoRoot)
-			require.NoError(t, err)
-			tt.edit(s.env, envDocs)
-			err = s.check()
+			edited := *s
+			edited.env = make(map[string][]string, len(s.env))
+			for k, v := range s.env {
+				edited.env[k] = v
+			}
+			tt.edit(edited.env, envDocs)
+			err := edited.check()
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tt.want)
 		})
@@ -81,8 +101,7 @@ func TestSettingsDocChecksDescriptions(t *testing.T) {
 // a flag's default through orchestrator.DefaultConfig, the variable it
 // falls back to, and what `sandox up` sets and passes through.
 func TestSettingsDocExtracts(t *testing.T) {
-	s, err := collect(repoRoot)
-	require.NoError(t, err)
+	s := collected(t)
 	find := func(command, name string) flagSetting {
 		t.Helper()
 		for _, f := range s.flags {
@@ -98,7 +117,7 @@ func TestSettingsDocExtracts(t *testing.T) {
 		want                flagSetting
 	}{
 		{"env default", "sandox-orchestrator", "nats", flagSetting{Type: "string", Default: `"nats://127.0.0.1:4222"`, Env: "SANDOX_NATS_URL"}},
-		{"nested DefaultConfig field", "sandox-orchestrator", "events-max-age", flagSetting{Type: "duration", Default: "168h0m0s"}},
+		{"nested DefaultConfig field", "sandox-orchestrator", "events-max-age", flagSetting{Type: "duration", Default: "168h0m0s", Env: "SANDOX_EVENTS_MAX_AGE"}},
 		{"subcommand", "sandox up", "pool", flagSetting{Type: "int", Default: "2"}},
 		{"python argparse", "qdrantedge", "-listen", flagSetting{Type: "string", Default: `"0.0.0.0:6334"`, Env: "QDRANT_EDGE_LISTEN"}},
 	}
@@ -115,4 +134,36 @@ func TestSettingsDocExtracts(t *testing.T) {
 	require.Equal(t, "fixed by `sandox up`", s.up.reach("sandox-nats", "store", ""))
 	require.Equal(t, "operator's environment (`SANDOX_EMBED_*`)", s.up.reach("sandox-data", "", "SANDOX_EMBED_URL"))
 	require.Equal(t, unreachable, s.up.reach("sandox-nats", "debug", ""))
+}
+
+// TestSettingsDocRefusesUnreadVariable checks that a flag whose usage names
+// a variable its command never reads is refused.
+func TestSettingsDocRefusesUnreadVariable(t *testing.T) {
+	tests := []struct {
+		name, body, wantErr string
+	}{
+		{name: "not read", body: `fs.Int("n", 1, "count (env SANDOX_N)")`, wantErr: "names SANDOX_N, which run neither reads nor hands to envDefaults"},
+		{name: "read", body: `fs.Int("n", 1, "count (env SANDOX_N)"); _ = os.Getenv("SANDOX_N")`},
+		{name: "envDefaults", body: `fs.Int("n", 1, "count (env SANDOX_N)"); envDefaults(fs)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "x", "cmd", "x")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/x\n"), 0o644))
+			src := "package main\n\nimport (\n\t\"flag\"\n\t\"os\"\n)\n\nfunc envDefaults(*flag.FlagSet) {}\n\nfunc run() {\n\t_ = os.Args\n\tfs := flag.NewFlagSet(\"x\", flag.ContinueOnError)\n\t" + tt.body + "\n}\n"
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644))
+			tr, err := loadTree(root)
+			require.NoError(t, err)
+			flags, err := goFlags(tr)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, flags, 1)
+			require.Equal(t, "SANDOX_N", flags[0].Env)
+		})
+	}
 }
