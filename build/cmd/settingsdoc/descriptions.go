@@ -22,9 +22,9 @@ var commandDocs = []commandDoc{
 	{"services/cmd/sandox", "sandox", "The CLI (`go run ./services/cmd/sandox <command>`): brings a local system up and down, and talks to it. Each subcommand has its own flags."},
 	{"services/orchestrator/cmd/sandox-orchestrator", "sandox-orchestrator", "One orchestrator worker: it consumes lifecycle commands from NATS and drives the Docker engine. `sandox up` runs one in the container `sandox-orchestrator`; run more to share the work (docs/deploy.md)."},
 	{"services/natsd/cmd/sandox-nats", "sandox-nats", "The NATS server with JetStream, in operator mode. `sandox up` runs it in the container `sandox-nats`."},
-	{"services/data/cmd/sandox-data", "sandox-data", "The data service: answers sandboxes' database requests and populations with the clients and secrets only it holds (docs/databases.md). `sandox up` runs it in the container `sandox-data`. It has no flags; its settings are environment variables (below)."},
-	{"services/search/cmd/sandox-search", "sandox-search", "The web search service, holding the operator's provider keys (docs/tools/web_tools.md). `sandox up` runs it in the container `sandox-search`. It has no flags; its settings are environment variables (below)."},
-	{"executor/cmd/sandox-executor", "sandox-executor", "The entrypoint of every sandbox. The orchestrator sets its environment (`schemas.ExecutorEnv`); it has no flags."},
+	{"services/data/cmd/sandox-data", "sandox-data", "The data service: answers sandboxes' database requests and populations with the clients and secrets only it holds (docs/databases.md). `sandox up` runs it in the container `sandox-data`. It has no flags; its settings are environment variables."},
+	{"services/search/cmd/sandox-search", "sandox-search", "The web search service, holding the operator's provider keys (docs/tools/web_tools.md). `sandox up` runs it in the container `sandox-search`. It has no flags; its settings are environment variables."},
+	{"executor/cmd/sandox-executor", "sandox-executor", "The entrypoint of every sandbox. It has no flags."},
 	{"build/cmd/sandox-bench", "sandox-bench", "The benchmark against a running system (`bash build/scripts/bench.sh`, docs/benchmarks.md)."},
 	{"build/cmd/settingsdoc", "settingsdoc", "Writes this page (`go tool task settings`)."},
 	{"schemas/cmd/genschema", "genschema", "Writes `schemas/jsonschema/*.schema.json` (`go tool task schemas`)."},
@@ -36,18 +36,19 @@ var commandDocs = []commandDoc{
 // component groups environment variables in the reference.
 type component struct {
 	Key, Title, Intro string
-	// Binary is the command that reads them, when `sandox up` may start
-	// it: the reference then says how a user of `sandox up` sets each.
-	Binary string
+	// Dir, when set, is the command that reads them (commandDocs' Dir):
+	// its section lists them, and when `sandox up` starts it the
+	// reference says how a user of `sandox up` sets each.
+	Dir string
 }
 
-// components are the sections of environment variables, in order.
+// components are the groups of environment variables, in order.
 var components = []component{
-	{Key: "nats", Title: "NATS connection", Intro: "Read by the clients (Go SDK, Python SDK, the `sandox` CLI through the Go SDK), by the control-plane services and by the executor."},
-	{Key: "data", Title: "sandox-data", Binary: "sandox-data", Intro: "The data service's settings (`services/data/cmd/sandox-data`)."},
-	{Key: "search", Title: "sandox-search", Binary: "sandox-search", Intro: "The search service's settings (`services/search/config.go`). Each key may instead come from a file named by the variable with `_FILE` appended (a mounted secret)."},
-	{Key: "executor", Title: "sandox-executor", Intro: "The executor's environment in every sandbox, one typed contract (`schemas.ExecutorEnv`): the orchestrator fills it in, the executor reads it back. Users set these through the orchestrator and the group and sandbox specs, never directly."},
-	{Key: "cli", Title: "sandox CLI", Intro: "Read by `sandox` subcommands."},
+	{Key: "cli", Title: "sandox", Dir: "services/cmd/sandox", Intro: "Read by `sandox` subcommands."},
+	{Key: "data", Title: "sandox-data", Dir: "services/data/cmd/sandox-data", Intro: "The data service's settings, besides the NATS connection."},
+	{Key: "search", Title: "sandox-search", Dir: "services/search/cmd/sandox-search", Intro: "The search service's settings (`services/search/config.go`), besides the NATS connection. Each key may instead come from a file named by the variable with `_FILE` appended (a mounted secret)."},
+	{Key: "executor", Title: "sandox-executor", Dir: "executor/cmd/sandox-executor", Intro: "The executor's environment in every sandbox, one typed contract (`schemas.ExecutorEnv`): the orchestrator fills it in, the executor reads it back. Users set these through the orchestrator's flags and the group and sandbox specs, never directly."},
+	{Key: "nats", Title: "NATS connection", Intro: "Read by the clients (the Python SDK, the Go SDK and through it the `sandox` CLI), by the control-plane services `sandox-data` and `sandox-search`, and by the executor."},
 	{Key: "client", Title: "Clients", Intro: "Read by the SDKs to find their configuration directory (`~/.config/sandox`)."},
 	{Key: "tools", Title: "Tools in a sandbox", Intro: "Read inside a sandbox by the executor and its tools."},
 	{Key: "scripts", Title: "Scripts", Intro: "Variables the scripts under `build/scripts` honour, with their defaults there."},

@@ -17,6 +17,7 @@ type settings struct {
 	shellDefault map[string]string
 	up           upSettings
 	mains        []string // directories of the Go main packages
+	root         string
 }
 
 // generate reads the tree at root and returns docs/settings.md. It fails
@@ -38,7 +39,7 @@ func collect(root string) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &settings{env: map[string][]string{}, tests: map[string]bool{}, shellDefault: map[string]string{}}
+	s := &settings{root: root, env: map[string][]string{}, tests: map[string]bool{}, shellDefault: map[string]string{}}
 	if s.flags, err = goFlags(t); err != nil {
 		return nil, err
 	}
@@ -134,6 +135,7 @@ func (s *settings) check() error {
 			errs = append(errs, fmt.Errorf("descriptions.go: %s: no component %q", name, d.Component))
 		}
 	}
+	errs = append(errs, checkLibraries(s.root)...)
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 )
@@ -28,15 +29,34 @@ variable where you run ` + "`sandox up`" + `, which passes it on), or **not reac
 func (s *settings) render() []byte {
 	var b bytes.Buffer
 	b.WriteString(header)
-	b.WriteString("\n## Flags\n")
+	b.WriteString("\n## Commands\n\nEach command with its flags, and the environment variables it reads besides.\n")
 	for _, c := range commandDocs {
 		s.renderCommand(&b, c)
 	}
-	b.WriteString("\n## Environment variables\n\nVariables that only set a flag's default are listed with the flag above.\n")
+	b.WriteString("\n## Other environment variables\n\nVariables that a command reads are listed with it above, those that only set a flag's default with the flag.\n")
 	for _, c := range components {
-		s.renderComponent(&b, c)
+		if c.Dir == "" {
+			s.renderComponent(&b, c, "###")
+		}
 	}
+	s.renderLibraries(&b)
 	return b.Bytes()
+}
+
+func (s *settings) renderLibraries(b *bytes.Buffer) {
+	b.WriteString("\n### Read by libraries\n\nVariables that the code's dependencies read where the code calls them (the generator checks that each call is still there).\n\n")
+	b.WriteString("| variables | read in | sandox up | meaning |\n|---|---|---|---|\n")
+	for _, l := range libraryEnvs {
+		vars := make([]string, len(l.Vars))
+		for i, v := range l.Vars {
+			vars[i] = "`" + v + "`"
+		}
+		up := "—"
+		if l.Dir != "" {
+			up = s.up.reach(path.Base(l.Dir), "", l.Vars[0])
+		}
+		fmt.Fprintf(b, "| %s | `%s` (`%s`) | %s | %s |\n", strings.Join(vars, ", "), l.File, l.Call, up, cell(l.Text))
+	}
 }
 
 func (s *settings) renderCommand(b *bytes.Buffer, c commandDoc) {
@@ -77,9 +97,15 @@ func (s *settings) renderCommand(b *bytes.Buffer, c commandDoc) {
 			fmt.Fprintf(b, " %s |\n", cell(f.Usage))
 		}
 	}
+	for _, comp := range components {
+		if comp.Dir == c.Dir {
+			comp.Title = "Environment of " + comp.Title
+			s.renderComponent(b, comp, "####")
+		}
+	}
 }
 
-func (s *settings) renderComponent(b *bytes.Buffer, c component) {
+func (s *settings) renderComponent(b *bytes.Buffer, c component, heading string) {
 	var names []string
 	for name, d := range envDocs {
 		if d.Component == c.Key {
@@ -87,7 +113,7 @@ func (s *settings) renderComponent(b *bytes.Buffer, c component) {
 		}
 	}
 	slices.SortFunc(names, func(x, y string) int { return strings.Compare(strings.ToUpper(x)+x, strings.ToUpper(y)+y) })
-	fmt.Fprintf(b, "\n### %s\n\n%s\n\n", c.Title, c.Intro)
+	fmt.Fprintf(b, "\n%s %s\n\n%s\n\n", heading, c.Title, c.Intro)
 	if c.Key == "scripts" {
 		b.WriteString("| variable | default | read in | meaning |\n|---|---|---|---|\n")
 	} else {
@@ -104,8 +130,9 @@ func (s *settings) renderComponent(b *bytes.Buffer, c component) {
 			fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", name, code(s.shellDefault[name]), strings.Join(where, ", "), cell(envDocs[name].Text))
 			continue
 		}
+		binary := path.Base(c.Dir)
 		up := "—"
-		if r := s.up.reach(c.Binary, "", name); r != unreachable || (c.Binary != "" && s.up.started(c.Binary)) {
+		if r := s.up.reach(binary, "", name); r != unreachable || (c.Dir != "" && s.up.started(binary)) {
 			up = r
 		}
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", name, strings.Join(where, ", "), up, cell(envDocs[name].Text))

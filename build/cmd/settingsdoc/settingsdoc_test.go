@@ -167,3 +167,15 @@ func TestSettingsDocRefusesUnreadVariable(t *testing.T) {
 		})
 	}
 }
+
+// TestSettingsDocChecksLibraryCalls checks that an entry of libraryEnvs
+// whose call left its file is refused.
+func TestSettingsDocChecksLibraryCalls(t *testing.T) {
+	require.Empty(t, checkLibraries(repoRoot))
+	saved := libraryEnvs
+	t.Cleanup(func() { libraryEnvs = saved })
+	libraryEnvs = []libraryEnv{{File: "services/docker/client.go", Call: "client.NoSuchCall", Vars: []string{"X"}}}
+	errs := checkLibraries(repoRoot)
+	require.Len(t, errs, 1)
+	require.ErrorContains(t, errs[0], "services/docker/client.go no longer calls client.NoSuchCall")
+}
