@@ -65,7 +65,7 @@ type envDoc struct {
 // envDocs describe every environment variable the code reads, except one
 // that is only a flag's default (the flag's usage describes it).
 var envDocs = map[string]envDoc{
-	"SANDOX_NATS_URL":   {"nats", "NATS URL, or a comma-separated list of a cluster's; default `nats://127.0.0.1:4222`. The executor requires it (`unix:///path` dials a Unix socket, how sandboxes reach NATS; the orchestrator sets it from `-sandbox-nats`). The Go SDK takes its URL from `sdk.WithURL` instead; the Python SDK reads this variable."},
+	"SANDOX_NATS_URL":   {"nats", "NATS URL, or a comma-separated list of a cluster's; default `nats://127.0.0.1:4222`. The executor requires it (`unix:///path` dials a Unix socket, how sandboxes reach NATS; the orchestrator sets it from `-sandbox-nats`) and retries until it connects. The Go SDK takes its URL from `sdk.WithURL` instead; the Python SDK reads this variable."},
 	"SANDOX_NATS_CREDS": {"nats", "NATS credentials file. Clients default to `~/.config/sandox/client.creds` when it is unset and that file exists; the orchestrator sets each sandbox's own (`/run/sandox/nats.creds`)."},
 
 	"SANDOX_NEO4J_PASSWORD_FILE": {"data", "File with the neo4j user's password of the groups' Neo4j (the orchestrator's `-neo4j-password-file` binds the same secret into every Neo4j)."},
@@ -96,8 +96,8 @@ var envDocs = map[string]envDoc{
 	"SANDOX_EGRESS_PROXY":  {"executor", "Unix socket of the sandbox's allowlist proxy; the executor forwards `127.0.0.1:3128` to it (docs/security.md). From the sandbox's egress policy."},
 	"SANDOX_TOOLS_DIR":     {"executor", "Where the user's `*.py` tool files are; default `/opt/sandox/tools`."},
 	"SANDOX_WORKSPACE":     {"executor", "Working directory of terminal sessions, and the directory whose disk the executor watches; default `/workspace`."},
-	"SANDOX_DISK_BYTES":    {"executor", "The workspace's disk limit in bytes (0: none), from the sandbox's resources; with one, a full disk shows in `limits_hit`."},
-	"SANDOX_CGROUP_ROOT":   {"executor", "Where the executor reads its cgroup's `oom_kill` and `pids.events` counters; default `/sys/fs/cgroup`. The orchestrator does not set it."},
+	"SANDOX_DISK_BYTES":    {"executor", "The workspace's disk limit in bytes (0: none), from the sandbox's resources; with one, the executor reports a full disk in `limits_hit` and measures use with `statfs` instead of walking the workspace."},
+	"SANDOX_CGROUP_ROOT":   {"executor", "Where the executor reads its cgroup's `oom_kill` and `pids.events` counters (v1 or v2 layout); default `/sys/fs/cgroup`. The orchestrator does not set it."},
 	"SANDOX_UV_INDEX":      {"executor", "Package source for `uv`: an `http(s)://` URL becomes `UV_DEFAULT_INDEX`, anything else a wheel directory used offline (`UV_FIND_LINKS`, `UV_OFFLINE=1`). The orchestrator sets it from its `-uv-index` (`SANDOX_UV_INDEX`)."},
 	"SANDOX_DEBUG":         {"executor", "Any value turns on debug logging. The orchestrator does not set it."},
 	"SANDOX_POOLED":        {"executor", "Set on a warm pool's sandboxes: the executor waits to be claimed (docs/pools.md)."},
@@ -110,7 +110,7 @@ var envDocs = map[string]envDoc{
 	"NO_PROXY":    {"tools", "Hosts the web tools' browser reaches without its proxy (`no_proxy` too)."},
 	"no_proxy":    {"tools", "See `NO_PROXY`."},
 
-	"SANDOX_MCP_TOKEN": {"cli", "Bearer token of `sandox mcp --http` when `-token-file` is not given."},
+	"SANDOX_MCP_TOKEN": {"cli", "Bearer token of `sandox mcp --http`; when set, it takes precedence over `-token-file` (docs/mcp.md)."},
 
 	"XDG_CONFIG_HOME": {"client", "The Python SDK's configuration directory is `$XDG_CONFIG_HOME/sandox` (Go's `os.UserConfigDir`, which the Go SDK uses, reads it too)."},
 	"AppData":         {"client", "On Windows, the Python SDK's configuration directory is under it."},
