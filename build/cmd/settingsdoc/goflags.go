@@ -120,12 +120,12 @@ func funcFlags(s scope, binary string, fn *ast.FuncDecl) ([]flagSetting, error) 
 		return true
 	})
 	// What the function reads: a flag whose usage names a variable must
-	// read it, or hand the FlagSet to envDefaults, which sets every flag
+	// read it, or hand the FlagSet to svcmain.EnvDefaults, which sets every flag
 	// from the variable its usage names.
 	read := map[string]bool{}
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		if call, ok := n.(*ast.CallExpr); ok {
-			if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "envDefaults" {
+			if isEnvDefaults(call) {
 				read["*"] = true
 			} else if r, ok := s.envReader(call); ok {
 				for _, k := range r.keys {
@@ -160,7 +160,7 @@ func funcFlags(s scope, binary string, fn *ast.FuncDecl) ([]flagSetting, error) 
 			return false
 		}
 		if f.Env != "" && !read[f.Env] && !read["*"] {
-			err = fmt.Errorf("%s: the usage of -%s names %s, which %s neither reads nor hands to envDefaults", f.File, f.Name, f.Env, fn.Name.Name)
+			err = fmt.Errorf("%s: the usage of -%s names %s, which %s neither reads nor hands to svcmain.EnvDefaults", f.File, f.Name, f.Env, fn.Name.Name)
 			return false
 		}
 		f.Dir, f.Command = s.pkg.dir, binary
@@ -243,6 +243,18 @@ func (s scope) text(e ast.Expr) string {
 		return s.text(b.X) + s.text(b.Y)
 	}
 	return "`" + s.source(e) + "`"
+}
+
+// isEnvDefaults reports whether call is svcmain.EnvDefaults (or a local
+// envDefaults), which sets every flag from the variable its usage names.
+func isEnvDefaults(call *ast.CallExpr) bool {
+	switch fn := call.Fun.(type) {
+	case *ast.Ident:
+		return fn.Name == "envDefaults" || fn.Name == "EnvDefaults"
+	case *ast.SelectorExpr:
+		return fn.Sel.Name == "EnvDefaults"
+	}
+	return false
 }
 
 // isPkgCall reports whether call is pkg.name(...) with pkg the import

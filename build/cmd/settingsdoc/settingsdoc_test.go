@@ -142,7 +142,7 @@ func TestSettingsDocRefusesUnreadVariable(t *testing.T) {
 	tests := []struct {
 		name, body, wantErr string
 	}{
-		{name: "not read", body: `fs.Int("n", 1, "count (env SANDOX_N)")`, wantErr: "names SANDOX_N, which run neither reads nor hands to envDefaults"},
+		{name: "not read", body: `fs.Int("n", 1, "count (env SANDOX_N)")`, wantErr: "names SANDOX_N, which run neither reads nor hands to svcmain.EnvDefaults"},
 		{name: "read", body: `fs.Int("n", 1, "count (env SANDOX_N)"); _ = os.Getenv("SANDOX_N")`},
 		{name: "envDefaults", body: `fs.Int("n", 1, "count (env SANDOX_N)"); envDefaults(fs)`},
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/sandox/sandox/internal/svcmain"
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator"
 )
@@ -71,7 +72,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.DurationVar(&cfg.PoolIdle, "pool-idle", cfg.PoolIdle, "empty the warm pool after this long without a create; 0 never does (env SANDOX_POOL_IDLE)")
 	// Every flag whose usage names a variable takes its default from it,
 	// so that each setting can come from a container's environment.
-	if err := envDefaults(fs, os.Getenv); err != nil {
+	if err := svcmain.EnvDefaults(fs, os.Getenv); err != nil {
 		return err
 	}
 	if err := fs.Parse(args); err != nil {

@@ -1,4 +1,4 @@
-package main
+package svcmain
 
 import (
 	"errors"
@@ -12,11 +12,11 @@ import (
 // same mark into docs/settings.md).
 var envInUsage = regexp.MustCompile(`\(env ([A-Z][A-Z0-9_]*)\)`)
 
-// envDefaults sets every flag of fs whose usage names a variable that
+// EnvDefaults sets every flag of fs whose usage names a variable that
 // getenv returns non-empty to that value. Call it before fs.Parse, so that
 // the command line still wins. The error joins every value a flag refused,
 // each naming its variable.
-func envDefaults(fs *flag.FlagSet, getenv func(string) string) error {
+func EnvDefaults(fs *flag.FlagSet, getenv func(string) string) error {
 	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
 		m := envInUsage.FindStringSubmatch(f.Usage)

@@ -1,4 +1,4 @@
-package main
+package svcmain
 
 import (
 	"flag"
@@ -31,7 +31,7 @@ func TestEnvDefaults(t *testing.T) {
 			wait := fs.Duration("bus-wait", time.Minute, "how long to wait (env SANDOX_BUS_WAIT)")
 			n := fs.Int("concurrency", 4, "commands at once (env SANDOX_CONCURRENCY)")
 			quiet := fs.Bool("quiet", false, "no variable sets this")
-			err := envDefaults(fs, func(k string) string { return tt.env[k] })
+			err := EnvDefaults(fs, func(k string) string { return tt.env[k] })
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				return
