@@ -179,3 +179,71 @@ func TestSettingsDocChecksLibraryCalls(t *testing.T) {
 	require.Len(t, errs, 1)
 	require.ErrorContains(t, errs[0], "services/docker/client.go no longer calls client.NoSuchCall")
 }
+
+// TestScanUp checks how the generator reads what `sandox up` gives its
+// containers, in each form the code may write it.
+func TestScanUp(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, filepath.FromSlash(upDir))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/x\n"), 0o644))
+	src := `package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+)
+
+func up(args []string) {
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	pool := fs.Int("pool", 2, "pool")
+	_ = []string{"SANDOX_A=" + "x", "SANDOX_B=fixed", fmt.Sprintf("SANDOX_C=%d", 1), "SANDOX_POOL_SIZE=" + fmt.Sprint(*pool)}
+	_ = map[string]string{"SANDOX_D": "y"}
+	_ = []string{"sandox-nats", "-store", "/x"}
+	_ = passed("SANDOX_EMBED_")
+	_ = passed("SANDOX_ALLOW=")
+}
+
+func passed(prefix string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, prefix) || strings.HasPrefix(kv, "SANDOX_SEARCH_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func same(env []string) bool { return strings.HasPrefix(env[0], "SANDOX_") }
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "up.go"), []byte(src), 0o644))
+	tr, err := loadTree(root)
+	require.NoError(t, err)
+	u, err := scanUp(tr)
+	require.NoError(t, err)
+
+	tests := []struct {
+		binary, flag, env, want string
+	}{
+		{"sandox-x", "", "SANDOX_A", "fixed by `sandox up`"},
+		{"sandox-x", "", "SANDOX_B", "fixed by `sandox up`"},
+		{"sandox-x", "", "SANDOX_C", "fixed by `sandox up`"},
+		{"sandox-x", "", "SANDOX_D", "fixed by `sandox up`"},
+		{"sandox-x", "", "SANDOX_POOL_SIZE", "`sandox up -pool`"},
+		{"sandox-x", "", "SANDOX_EMBED_URL", "operator's environment (`SANDOX_EMBED_*`)"},
+		{"sandox-x", "", "SANDOX_SEARCH_KEY", "operator's environment (`SANDOX_SEARCH_*`)"},
+		{"sandox-x", "", "SANDOX_ALLOW", "operator's environment"},
+		{"sandox-x", "", "SANDOX_OTHER", unreachable},
+		{"sandox-nats", "store", "", "fixed by `sandox up`"},
+		{"sandox-nats", "debug", "", unreachable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env+tt.flag, func(t *testing.T) {
+			require.Equal(t, tt.want, u.reach(tt.binary, tt.flag, tt.env))
+		})
+	}
+	require.True(t, u.started("sandox-nats"))
+	require.False(t, u.started("sandox-x"))
+}

@@ -27,6 +27,7 @@ type upSettings struct {
 var (
 	envAssign = regexp.MustCompile(`^([A-Z][A-Z0-9_]*)=`)
 	envPrefix = regexp.MustCompile(`^[A-Z][A-Z0-9_]*_$`)
+	envName   = regexp.MustCompile(`^SANDOX_[A-Z0-9_]+$`)
 )
 
 // scanUp reads upSettings from the non-test files of upDir. It fails when
@@ -67,9 +68,28 @@ func scanUp(t *tree) (upSettings, error) {
 
 // scanFunc adds what one function of upDir sets or passes through.
 func (u *upSettings) scanFunc(f *goFile, fn *ast.FuncDecl, environ map[string]bool) {
-	flagVars := map[string]string{} // variable → flag name of `sandox up`'s flags
+	flagVars := map[string]string{}  // variable → flag name of `sandox up`'s flags
+	passArgs := map[token.Pos]bool{} // literals that name what passes through
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.BasicLit:
+			// "SANDOX_X=value", "SANDOX_X=%d" (a format), or a map key
+			// "SANDOX_X": a fixed setting, unless it passes through.
+			s, ok := stringLit(n)
+			if !ok || passArgs[n.Pos()] {
+				return true
+			}
+			if m := envAssign.FindStringSubmatch(s); m != nil {
+				if _, seen := u.fixed[m[1]]; !seen {
+					u.fixed[m[1]] = ""
+				}
+			}
+		case *ast.KeyValueExpr:
+			if k, ok := stringLit(n.Key); ok && envName.MatchString(k) {
+				if _, seen := u.fixed[k]; !seen {
+					u.fixed[k] = upFlagIn(n.Value, flagVars)
+				}
+			}
 		case *ast.AssignStmt:
 			if len(n.Lhs) != 1 || len(n.Rhs) != 1 {
 				return true
@@ -97,6 +117,7 @@ func (u *upSettings) scanFunc(f *goFile, fn *ast.FuncDecl, environ map[string]bo
 				}
 				if m := envAssign.FindStringSubmatch(s); m != nil && s == m[0] {
 					u.passed[m[1]] = true
+					passArgs[a.Pos()] = true
 				} else if envPrefix.MatchString(s) {
 					u.prefixes = append(u.prefixes, s)
 				}
