@@ -126,11 +126,6 @@ type Config struct {
 	// serve (a group's pool may set its own); 0 never does. The next such
 	// create fills it again.
 	PoolIdle time.Duration
-	// UVIndex is the package source that uv uses in every sandbox (the
-	// executor's SANDOX_UV_INDEX): an http(s) index URL, reached through
-	// the sandbox's egress, or a wheel directory in the image; "" leaves
-	// uv at its default index.
-	UVIndex string
 	// PoolCompute are the resources of a pooled sandbox, held in the
 	// ledger while it waits; the zero value is the default sandbox's (no
 	// CPU or memory limit).

@@ -40,8 +40,7 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 }
 
 // executorEnv is what the sandbox's executor reads from its environment:
-// who it is, where NATS is, the families it serves, its disk limit and
-// uv's package index.
+// who it is, where NATS is, the families it serves and its disk limit.
 func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 	env := schemas.ExecutorEnv{
 		SandboxID: st.ID,
@@ -51,7 +50,6 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		Workspace: workspaceDir,
 		DiskBytes: st.Resources.DiskBytes,
 		Pooled:    st.Pooled,
-		UVIndex:   w.cfg.UVIndex,
 	}
 	if w.cfg.CredsDir != "" {
 		env.NATSCreds = SandboxCredsPath

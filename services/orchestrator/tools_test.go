@@ -119,7 +119,6 @@ func TestBuildContextCoversTheFamiliesNeeds(t *testing.T) {
 
 func TestExecutorEnvOfASandbox(t *testing.T) {
 	w := &Worker{cfg: DefaultConfig()}
-	w.cfg.UVIndex = "https://pypi.example/simple"
 	st := &schemas.SandboxStatus{ID: "sb-1", GroupID: "g-1", Families: []string{"filesystem_tools"}, Resources: schemas.ResolvedResources{DiskBytes: 32 << 20}}
 	var got schemas.ExecutorEnv
 	env := w.executorEnv(st).Environ()
@@ -137,5 +136,4 @@ func TestExecutorEnvOfASandbox(t *testing.T) {
 	assert.Equal(t, []string{"filesystem_tools"}, got.Families)
 	assert.Equal(t, int64(32<<20), got.DiskBytes)
 	assert.Equal(t, "/workspace", got.Workspace)
-	assert.Equal(t, "https://pypi.example/simple", got.UVIndex)
 }

@@ -68,7 +68,6 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.DurationVar(&cfg.ImageGC.MaxAge, "image-gc-max-age", cfg.ImageGC.MaxAge, "unused sandbox-tools images built longer ago than this are removed (env SANDOX_IMAGE_GC_MAX_AGE)")
 	fs.IntVar(&cfg.ImageGC.Keep, "image-gc-keep", cfg.ImageGC.Keep, "how many of the newest sandbox-tools images are kept unless too old (env SANDOX_IMAGE_GC_KEEP)")
 	fs.IntVar(&cfg.PoolSize, "pool", cfg.PoolSize, "sandboxes of the default shape kept started and ready to be claimed; 0 turns the warm pool off (env SANDOX_POOL_SIZE)")
-	fs.StringVar(&cfg.UVIndex, "uv-index", cfg.UVIndex, "package index of uv in every sandbox: an http(s) URL, reached through the sandbox's egress, or a wheel directory in the image; \"\" is uv's default (env SANDOX_UV_INDEX)")
 	fs.DurationVar(&cfg.PoolIdle, "pool-idle", cfg.PoolIdle, "empty the warm pool after this long without a create; 0 never does (env SANDOX_POOL_IDLE)")
 	// Every flag whose usage names a variable takes its default from it,
 	// so that each setting can come from a container's environment.
