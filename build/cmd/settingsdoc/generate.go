@@ -52,7 +52,7 @@ func collect(root string) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.up, err = scanUp(t); err != nil {
+	if s.up, err = scanUp(t, s.flags); err != nil {
 		return nil, err
 	}
 	for _, p := range t.sortedPkgs() {

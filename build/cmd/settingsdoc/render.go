@@ -130,10 +130,9 @@ func (s *settings) renderComponent(b *bytes.Buffer, c component, heading string)
 			fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", name, code(s.shellDefault[name]), strings.Join(where, ", "), cell(envDocs[name].Text))
 			continue
 		}
-		binary := path.Base(c.Dir)
-		up := "—"
-		if r := s.up.reach(binary, "", name); r != unreachable || (c.Dir != "" && s.up.started(binary)) {
-			up = r
+		up := s.up.reachAny(name)
+		if c.Dir != "" && s.up.started(path.Base(c.Dir)) {
+			up = s.up.reach(path.Base(c.Dir), "", name)
 		}
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", name, strings.Join(where, ", "), up, cell(envDocs[name].Text))
 	}

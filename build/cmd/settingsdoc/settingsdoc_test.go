@@ -180,8 +180,8 @@ func TestSettingsDocChecksLibraryCalls(t *testing.T) {
 	require.ErrorContains(t, errs[0], "services/docker/client.go no longer calls client.NoSuchCall")
 }
 
-// TestScanUp checks how the generator reads what `sandox up` gives its
-// containers, in each form the code may write it.
+// TestScanUp checks how the generator reads what `sandox up` gives each
+// container, in each form the code may write it.
 func TestScanUp(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, filepath.FromSlash(upDir))
@@ -193,23 +193,55 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
+
+type spec struct {
+	Cmd  []string
+	Env  []string
+	Pass []string
+	Set  []setting
+	Map  map[string]string
+}
+
+type setting struct{ Key, Value string }
+
+type computed struct{ Pool int }
 
 func up(args []string) {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	pool := fs.Int("pool", 2, "pool")
-	_ = []string{"SANDOX_A=" + "x", "SANDOX_B=fixed", fmt.Sprintf("SANDOX_C=%d", 1), "SANDOX_POOL_SIZE=" + fmt.Sprint(*pool)}
-	_ = map[string]string{"SANDOX_D": "y"}
-	_ = []string{"sandox-nats", "-store", "/x"}
-	_ = passed("SANDOX_EMBED_")
-	_ = passed("SANDOX_ALLOW=")
+	// The form of a spec per container, with helpers that pass through.
+	_ = spec{
+		Cmd: []string{"sandox-a", "-store", "/x"},
+		Env: append([]string{"SANDOX_A=" + "x", "SANDOX_B=fixed", fmt.Sprintf("SANDOX_C=%d", 1), "SANDOX_POOL_SIZE=" + strconv.Itoa(*pool)},
+			append(passed("SANDOX_EMBED_"), passed("SANDOX_ALLOW=")...)...),
+	}
+	_ = spec{Cmd: []string{"sandox-b"}, Env: append([]string{"SANDOX_NATS_URL=x"}, searchEnv()...), Map: map[string]string{"SANDOX_D": "y"}}
+	// The form of a table.
+	s := computed{Pool: *pool}
+	_ = spec{
+		Cmd:  []string{"sandox-c"},
+		Set:  []setting{{Key: "SANDOX_E", Value: "z"}, {Key: "SANDOX_POOL_SIZE", Value: strconv.Itoa(s.Pool)}},
+		Pass: []string{"SANDOX_TABLE_", "SANDOX_ONE="},
+	}
 }
 
 func passed(prefix string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, prefix) || strings.HasPrefix(kv, "SANDOX_SEARCH_") {
+		if strings.HasPrefix(kv, prefix) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func searchEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "SANDOX_SEARCH_") {
 			out = append(out, kv)
 		}
 	}
@@ -221,29 +253,42 @@ func same(env []string) bool { return strings.HasPrefix(env[0], "SANDOX_") }
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "up.go"), []byte(src), 0o644))
 	tr, err := loadTree(root)
 	require.NoError(t, err)
-	u, err := scanUp(tr)
+	flags, err := goFlags(tr)
+	require.NoError(t, err)
+	u, err := scanUp(tr, flags)
 	require.NoError(t, err)
 
 	tests := []struct {
 		binary, flag, env, want string
 	}{
-		{"sandox-x", "", "SANDOX_A", "fixed by `sandox up`"},
-		{"sandox-x", "", "SANDOX_B", "fixed by `sandox up`"},
-		{"sandox-x", "", "SANDOX_C", "fixed by `sandox up`"},
-		{"sandox-x", "", "SANDOX_D", "fixed by `sandox up`"},
-		{"sandox-x", "", "SANDOX_POOL_SIZE", "`sandox up -pool`"},
-		{"sandox-x", "", "SANDOX_EMBED_URL", "operator's environment (`SANDOX_EMBED_*`)"},
-		{"sandox-x", "", "SANDOX_SEARCH_KEY", "operator's environment (`SANDOX_SEARCH_*`)"},
-		{"sandox-x", "", "SANDOX_ALLOW", "operator's environment"},
-		{"sandox-x", "", "SANDOX_OTHER", unreachable},
-		{"sandox-nats", "store", "", "fixed by `sandox up`"},
-		{"sandox-nats", "debug", "", unreachable},
+		{"sandox-a", "", "SANDOX_A", "fixed by `sandox up`"},
+		{"sandox-a", "", "SANDOX_B", "fixed by `sandox up`"},
+		{"sandox-a", "", "SANDOX_C", "fixed by `sandox up`"},
+		{"sandox-a", "", "SANDOX_POOL_SIZE", "`sandox up -pool`"},
+		{"sandox-a", "", "SANDOX_EMBED_URL", "operator's environment (`SANDOX_EMBED_*`)"},
+		{"sandox-a", "", "SANDOX_ALLOW", "operator's environment"},
+		{"sandox-a", "", "SANDOX_SEARCH_KEY", unreachable},
+		{"sandox-a", "store", "", "fixed by `sandox up`"},
+		{"sandox-a", "debug", "", unreachable},
+		{"sandox-b", "", "SANDOX_D", "fixed by `sandox up`"},
+		{"sandox-b", "", "SANDOX_NATS_URL", "fixed by `sandox up`"},
+		{"sandox-b", "", "SANDOX_SEARCH_KEY", "operator's environment (`SANDOX_SEARCH_*`)"},
+		{"sandox-b", "", "SANDOX_A", unreachable},
+		{"sandox-c", "", "SANDOX_E", "fixed by `sandox up`"},
+		{"sandox-c", "", "SANDOX_POOL_SIZE", "`sandox up -pool`"},
+		{"sandox-c", "", "SANDOX_TABLE_X", "operator's environment (`SANDOX_TABLE_*`)"},
+		{"sandox-c", "", "SANDOX_ONE", "operator's environment"},
+		{"sandox-c", "", "SANDOX_OTHER", unreachable},
+		{"sandox-z", "", "SANDOX_A", unreachable},
 	}
 	for _, tt := range tests {
-		t.Run(tt.env+tt.flag, func(t *testing.T) {
+		t.Run(tt.binary+tt.env+tt.flag, func(t *testing.T) {
 			require.Equal(t, tt.want, u.reach(tt.binary, tt.flag, tt.env))
 		})
 	}
-	require.True(t, u.started("sandox-nats"))
-	require.False(t, u.started("sandox-x"))
+	require.True(t, u.started("sandox-a"))
+	require.False(t, u.started("sandox-z"))
+	require.Equal(t, "`sandox up -pool` (sandox-a, sandox-c)", u.reachAny("SANDOX_POOL_SIZE"))
+	require.Equal(t, "fixed by `sandox up` (sandox-b)", u.reachAny("SANDOX_NATS_URL"))
+	require.Equal(t, "—", u.reachAny("SANDOX_NONE"))
 }
