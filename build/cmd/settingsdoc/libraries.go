@@ -18,6 +18,11 @@ type libraryEnv struct {
 	Dir  string
 	Vars []string
 	Text string
+	// UpCall and Up, when set, say how `sandox up` passes the variables
+	// on, where the scan of upenv.go cannot see it: Up is shown when
+	// UpCall appears in upDir's source (and the generator fails when it
+	// does not).
+	UpCall, Up string
 }
 
 // libraryEnvs are the variables the code's dependencies read.
@@ -56,6 +61,23 @@ func checkLibraries(root string) []error {
 		if !strings.Contains(string(data), l.Call) {
 			errs = append(errs, fmt.Errorf("libraries.go: %s no longer calls %s; update libraryEnvs", l.File, l.Call))
 		}
+		if l.UpCall != "" && !upCalls(root, l.UpCall) {
+			errs = append(errs, fmt.Errorf("libraries.go: %s does not call %s; update libraryEnvs", upDir, l.UpCall))
+		}
 	}
 	return errs
+}
+
+// upCalls reports whether a non-test Go file of upDir contains call.
+func upCalls(root, call string) bool {
+	files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(upDir), "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if data, err := os.ReadFile(f); err == nil && strings.Contains(string(data), call) {
+			return true
+		}
+	}
+	return false
 }

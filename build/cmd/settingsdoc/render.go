@@ -52,7 +52,9 @@ func (s *settings) renderLibraries(b *bytes.Buffer) {
 			vars[i] = "`" + v + "`"
 		}
 		up := "—"
-		if l.Dir != "" {
+		if l.Up != "" {
+			up = l.Up
+		} else if l.Dir != "" {
 			up = s.up.reach(path.Base(l.Dir), "", l.Vars[0])
 		}
 		fmt.Fprintf(b, "| %s | `%s` (`%s`) | %s | %s |\n", strings.Join(vars, ", "), l.File, l.Call, up, cell(l.Text))

@@ -178,6 +178,13 @@ func TestSettingsDocChecksLibraryCalls(t *testing.T) {
 	errs := checkLibraries(repoRoot)
 	require.Len(t, errs, 1)
 	require.ErrorContains(t, errs[0], "services/docker/client.go no longer calls client.NoSuchCall")
+
+	libraryEnvs = []libraryEnv{{File: "services/docker/client.go", Call: "client.FromEnv", Vars: []string{"X"}, UpCall: "nosuch.Passthrough", Up: "x"}}
+	errs = checkLibraries(repoRoot)
+	require.Len(t, errs, 1)
+	require.ErrorContains(t, errs[0], "services/cmd/sandox does not call nosuch.Passthrough")
+	libraryEnvs = []libraryEnv{{File: "services/docker/client.go", Call: "client.FromEnv", Vars: []string{"X"}, UpCall: "os.Environ()", Up: "x"}}
+	require.Empty(t, checkLibraries(repoRoot))
 }
 
 // TestScanUp checks how the generator reads what `sandox up` gives each
