@@ -65,7 +65,7 @@ type envDoc struct {
 // envDocs describe every environment variable the code reads, except one
 // that is only a flag's default (the flag's usage describes it).
 var envDocs = map[string]envDoc{
-	"SANDOX_NATS_URL":   {"nats", "NATS URL, or a comma-separated list of a cluster's; default `nats://127.0.0.1:4222`. The executor requires it (`unix:///path` dials a Unix socket, how sandboxes reach NATS; the orchestrator sets it from `-sandbox-nats`) and retries until it connects. The Go SDK takes its URL from `sdk.WithURL` instead; the Python SDK reads this variable."},
+	"SANDOX_NATS_URL":   {"nats", "NATS URL, or a comma-separated list of a cluster's; default `nats://127.0.0.1:4222`. The executor requires it (`unix:///path` dials a Unix socket, how sandboxes reach NATS; the orchestrator sets it from `-sandbox-nats`) and retries until it connects. Clients use it when given no URL: the Go SDK (`sdk.DefaultURL`), the Python SDK (`default_url`) and the `-nats` flags of `sandox`."},
 	"SANDOX_NATS_CREDS": {"nats", "NATS credentials file. Clients default to `~/.config/sandox/client.creds` when it is unset and that file exists; the orchestrator sets each sandbox's own (`/run/sandox/nats.creds`)."},
 
 	"SANDOX_NEO4J_PASSWORD_FILE": {"data", "File with the neo4j user's password of the groups' Neo4j (the orchestrator's `-neo4j-password-file` binds the same secret into every Neo4j)."},
