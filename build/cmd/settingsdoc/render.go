@@ -15,8 +15,8 @@ const header = `# Settings
 
 Every setting sandox's code reads, taken from the source by
 ` + "`build/cmd/settingsdoc`" + ` (flags with go/ast, environment variables from Go, Python
-and shell code) and checked against it by a test, so this page is the one reference:
-other pages link here rather than repeat it.
+and shell code) and checked against it by a test (` + "`TestSettingsDocCurrent`" + `), so that it is complete
+and current; other pages link here for the details.
 
 The column **sandox up** says how a user of ` + "`sandox up`" + ` sets a setting of a
 container it starts: *fixed by ` + "`sandox up`" + `* (it sets a value of its own),
