@@ -299,3 +299,25 @@ func same(env []string) bool { return strings.HasPrefix(env[0], "SANDOX_") }
 	require.Equal(t, "fixed by `sandox up` (sandox-b)", u.reachAny("SANDOX_NATS_URL"))
 	require.Equal(t, "—", u.reachAny("SANDOX_NONE"))
 }
+
+// TestLoadTreeSkipsEnvironments checks that the walk leaves out virtual
+// environments and caches, whose Python reads variables sandox does not.
+func TestLoadTreeSkipsEnvironments(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	write("go.mod", "module example.com/x\n")
+	write("sdk/python/src/x/a.py", `import os; os.environ.get("SANDOX_A")`)
+	write("sdk/python/env-3.11/pyvenv.cfg", "home = /usr/bin\n")
+	write("sdk/python/env-3.11/lib/b.py", `import os; os.environ.get("PIP_B")`)
+	write("sdk/python/.venv/lib/c.py", `import os; os.environ.get("PIP_C")`)
+	write("services/x/node_modules/d.sh", `echo ${NODE_D:-x}`)
+	tr, err := loadTree(root)
+	require.NoError(t, err)
+	require.Equal(t, []string{"sdk/python/src/x/a.py"}, tr.python)
+	require.Empty(t, tr.scripts)
+}

@@ -44,13 +44,15 @@ type tree struct {
 }
 
 // skipDir reports whether the walk leaves out a directory: version control,
-// virtual environments, caches and test data.
-func skipDir(name string) bool {
+// virtual environments (any directory with a pyvenv.cfg), installed
+// packages, build output, caches and test data.
+func skipDir(path, name string) bool {
 	switch name {
-	case ".git", ".venv", "venv", "node_modules", "testdata", ".cache", "__pycache__", ".pytest_cache":
+	case ".git", ".venv", "venv", "node_modules", "site-packages", "dist", "bin", "testdata", ".cache", ".task", "__pycache__", ".pytest_cache":
 		return true
 	}
-	return false
+	_, err := os.Stat(filepath.Join(path, "pyvenv.cfg"))
+	return err == nil
 }
 
 // loadTree parses every Go file under root and lists its Python and shell
@@ -66,7 +68,7 @@ func loadTree(root string) (*tree, error) {
 			return err
 		}
 		if d.IsDir() {
-			if path != root && skipDir(d.Name()) {
+			if path != root && skipDir(path, d.Name()) {
 				return filepath.SkipDir
 			}
 			return nil
