@@ -128,6 +128,7 @@ var envDocs = map[string]envDoc{
 	"SANDOX_DOCKER2_POOLS":     {"scripts", "Default address pools of the second engine."},
 	"SANDOX_DOCKER2_IMAGES":    {"scripts", "Images loaded into the second engine."},
 	"SANDOX_DOCKERD2_LOG":      {"scripts", "Where the second engine logs."},
+	"XDG_CACHE_HOME":           {"scripts", "Cache directory under which `neo4j-jars.sh` keeps the Neo4j jars (`sandox/neo4j/lib`), where `build.DefaultConfig` looks too."},
 	"IMAGE":                    {"scripts", "Image of `egress-density.sh`'s containers."},
 	"SUBNET":                   {"scripts", "Address range of `egress-density.sh`'s bridges."},
 
