@@ -45,7 +45,7 @@ func (s *settings) render() []byte {
 
 func (s *settings) renderLibraries(b *bytes.Buffer) {
 	b.WriteString("\n### Read by libraries\n\nVariables that the code's dependencies read where the code calls them (the generator checks that each call is still there).\n\n")
-	b.WriteString("| variables | read in | sandox up | meaning |\n|---|---|---|---|\n")
+	b.WriteString("| variables | sandox up | read in | meaning |\n|---|---|---|---|\n")
 	for _, l := range libraryEnvs {
 		vars := make([]string, len(l.Vars))
 		for i, v := range l.Vars {
@@ -57,7 +57,7 @@ func (s *settings) renderLibraries(b *bytes.Buffer) {
 		} else if l.Dir != "" {
 			up = s.up.reach(path.Base(l.Dir), "", l.Vars[0])
 		}
-		fmt.Fprintf(b, "| %s | `%s` (`%s`) | %s | %s |\n", strings.Join(vars, ", "), l.File, l.Call, up, cell(l.Text))
+		fmt.Fprintf(b, "| %s | %s | `%s` (`%s`) | %s |\n", strings.Join(vars, ", "), up, l.File, l.Call, cell(l.Text))
 	}
 }
 
@@ -115,28 +115,42 @@ func (s *settings) renderComponent(b *bytes.Buffer, c component, heading string)
 		}
 	}
 	slices.SortFunc(names, func(x, y string) int { return strings.Compare(strings.ToUpper(x)+x, strings.ToUpper(y)+y) })
-	fmt.Fprintf(b, "\n%s %s\n\n%s\n\n", heading, c.Title, c.Intro)
-	if c.Key == "scripts" {
-		b.WriteString("| variable | default | read in | meaning |\n|---|---|---|---|\n")
-	} else {
-		b.WriteString("| variable | read in | sandox up | meaning |\n|---|---|---|---|\n")
-	}
-	for _, name := range names {
+	// Each row's cells: the variable, its default (scripts) or how `sandox
+	// up` reaches it, where it is read, what it means.
+	rows := make([][4]string, len(names))
+	anyUp := false
+	for i, name := range names {
 		files := slices.Clone(s.env[name])
 		slices.Sort(files)
 		where := make([]string, len(files))
-		for i, f := range files {
-			where[i] = "`" + f + "`"
+		for j, f := range files {
+			where[j] = "`" + f + "`"
 		}
-		if c.Key == "scripts" {
-			fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", name, code(s.shellDefault[name]), strings.Join(where, ", "), cell(envDocs[name].Text))
-			continue
+		second := code(s.shellDefault[name])
+		if c.Key != "scripts" {
+			second = s.up.reachAny(name)
+			if c.Dir != "" && s.up.started(path.Base(c.Dir)) {
+				second = s.up.reach(path.Base(c.Dir), "", name)
+			}
+			anyUp = anyUp || second != "—"
 		}
-		up := s.up.reachAny(name)
-		if c.Dir != "" && s.up.started(path.Base(c.Dir)) {
-			up = s.up.reach(path.Base(c.Dir), "", name)
+		rows[i] = [4]string{"`" + name + "`", second, strings.Join(where, ", "), cell(envDocs[name].Text)}
+	}
+	fmt.Fprintf(b, "\n%s %s\n\n%s\n\n", heading, c.Title, c.Intro)
+	switch {
+	case c.Key == "scripts":
+		b.WriteString("| variable | default | read in | meaning |\n|---|---|---|---|\n")
+	case anyUp:
+		b.WriteString("| variable | sandox up | read in | meaning |\n|---|---|---|---|\n")
+	default:
+		b.WriteString("| variable | read in | meaning |\n|---|---|---|\n")
+	}
+	for _, r := range rows {
+		if c.Key == "scripts" || anyUp {
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3])
+		} else {
+			fmt.Fprintf(b, "| %s | %s | %s |\n", r[0], r[2], r[3])
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", name, strings.Join(where, ", "), up, cell(envDocs[name].Text))
 	}
 }
 
