@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,6 +96,11 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	dataFiles[filepath.Base(dataPasswordFile)] = neo4jPassword
+	aws, err := dataAWS()
+	if err != nil {
+		return err
+	}
+	maps.Copy(dataFiles, aws.Files)
 
 	images, err := buildImages(ctx, d, *root)
 	if err != nil {
@@ -189,11 +195,13 @@ func up(ctx context.Context, args []string) error {
 		Cmd:     []string{"sandox-data"},
 		User:    "10002:10002",
 		Network: networkName,
-		Labels:  map[string]string{controlPlaneRole: "data", authorityLabel: authority},
-		// The embedding endpoint's key, like the databases' password, stays
-		// in the control plane (docs/databases.md).
-		Env: append([]string{"SANDOX_NATS_URL=" + internalNATSURL, "SANDOX_NATS_CREDS=" + dataCredsFile,
-			"SANDOX_NEO4J_PASSWORD_FILE=" + dataPasswordFile, "SANDOX_POPULATE_DIR=" + populateDir}, append(prefixedEnv("SANDOX_EMBED_"), prefixedEnv("SANDOX_POPULATE_ALLOW=")...)...),
+		Labels:  map[string]string{controlPlaneRole: "data", authorityLabel: authority, awsLabel: aws.Digest},
+		// The embedding endpoint's key, like the databases' password and the
+		// AWS credentials of s3:// sources, stays in the control plane
+		// (docs/databases.md).
+		Env: slices.Concat([]string{"SANDOX_NATS_URL=" + internalNATSURL, "SANDOX_NATS_CREDS=" + dataCredsFile,
+			"SANDOX_NEO4J_PASSWORD_FILE=" + dataPasswordFile, "SANDOX_POPULATE_DIR=" + populateDir},
+			prefixedEnv("SANDOX_EMBED_"), prefixedEnv("SANDOX_POPULATE_ALLOW="), aws.Env),
 		// Local population sources (the demo's data set among them).
 		Binds:                []string{populateDir + ":" + populateDir + ":ro"},
 		Hardened:             true,
