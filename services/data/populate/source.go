@@ -208,10 +208,16 @@ func (f *fetcher) client(ctx context.Context) (*s3.Client, error) {
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: s3 config: %w", ErrSource, err)
+		return nil, fmt.Errorf("s3 config: %w", err)
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
+	}
+	// Without credentials every request would fail with the chain's
+	// last attempt (often the instance metadata endpoint); say where they
+	// come from instead.
+	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		return nil, fmt.Errorf("no AWS credentials: the data service reads AWS_* and the shared config and credentials files (docs/databases.md): %w", err)
 	}
 	f.s3c = s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
@@ -236,7 +242,7 @@ func (f *fetcher) s3Files(ctx context.Context, src string) ([]file, error) {
 	}
 	c, err := f.client(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, err)
 	}
 	open := func(k string) file {
 		return file{Name: "s3://" + bucket + "/" + k, Open: func(ctx context.Context) (io.ReadCloser, error) {
