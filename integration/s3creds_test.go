@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,8 +64,12 @@ databases:
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".aws", "credentials"),
 		[]byte("[default]\naws_access_key_id = AKIDSANDOXOPERATOR\naws_secret_access_key = operator-secret-key\n"), 0o600))
 	t.Setenv("HOME", home)
-	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"} {
-		t.Setenv(k, "")
+	// Only what each case sets: none of the machine's AWS_* (such as an
+	// AWS_CA_BUNDLE) passes.
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "AWS_") {
+			t.Setenv(name, "")
+		}
 	}
 	withoutDataService(t)
 
