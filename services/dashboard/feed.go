@@ -2,12 +2,14 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/audit"
 )
 
@@ -23,8 +25,10 @@ type feed struct {
 	mu     sync.Mutex
 	recent []Row // the newest keep rows, oldest first
 	last   uint64
-	err    error // why the log cannot be read now; nil while it can
-	subs   map[chan Row]struct{}
+	// created is when the stream the rows come from was made.
+	created time.Time
+	err     error // why the log cannot be read now; nil while it can
+	subs    map[chan Row]struct{}
 }
 
 func newFeed(js jetstream.JetStream, keep int, log *slog.Logger) *feed {
@@ -37,15 +41,25 @@ const retryPause = 2 * time.Second
 
 // run follows the audit log until ctx is done. When reading fails it
 // records why (Status), waits and reads again from the start, skipping the
-// rows it already has.
+// rows it already has. A stream deleted and made again is read again from
+// its start.
 func (f *feed) run(ctx context.Context) {
 	for {
-		err := audit.Replay(ctx, f.js, audit.Filter{}, true, func(e audit.Entry) error {
+		created := f.restart(ctx)
+		rctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { f.watchStream(rctx, cancel, created) })
+		err := audit.Replay(rctx, f.js, audit.Filter{}, true, func(e audit.Entry) error {
 			f.add(rowOf(e))
 			return nil
 		})
+		cancel()
+		wg.Wait()
 		if ctx.Err() != nil {
 			return
+		}
+		if err == nil {
+			err = errors.New("the audit stream was deleted or made again")
 		}
 		f.mu.Lock()
 		changed := f.err == nil || f.err.Error() != err.Error()
@@ -58,6 +72,52 @@ func (f *feed) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-time.After(retryPause):
+		}
+	}
+}
+
+// restart forgets the kept rows when the stream is not the one they came
+// from (it was deleted and made again, by sandox down --purge then up, and
+// its sequences started over), and returns when the stream was made; zero when
+// it cannot be read.
+func (f *feed) restart(ctx context.Context) time.Time {
+	stream, err := f.js.Stream(ctx, schemas.EventStream)
+	if err != nil {
+		return time.Time{} // Replay will say why
+	}
+	info := stream.CachedInfo()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if info.State.LastSeq < f.last || !f.created.IsZero() && !info.Created.Equal(f.created) {
+		f.recent, f.last = nil, 0
+	}
+	f.created = info.Created
+	return info.Created
+}
+
+// watchStream calls stop when the stream made at created is gone or was
+// made again: a reader of a deleted stream waits for ever. It checks every
+// retryPause until ctx is done.
+func (f *feed) watchStream(ctx context.Context, stop context.CancelFunc, created time.Time) {
+	if created.IsZero() {
+		return
+	}
+	tick := time.NewTicker(retryPause)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		stream, err := f.js.Stream(ctx, schemas.EventStream)
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNotFound):
+			stop()
+			return
+		case err == nil && !stream.CachedInfo().Created.Equal(created):
+			stop()
+			return
 		}
 	}
 }

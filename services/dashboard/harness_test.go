@@ -206,3 +206,16 @@ func parseEvents(r io.Reader, out chan<- [2]string) {
 		}
 	}
 }
+
+// caughtUp waits until the dashboard's feed has read every entry of the
+// audit stream.
+func (s *system) caughtUp(t *testing.T) {
+	t.Helper()
+	stream, err := s.js.Stream(t.Context(), schemas.EventStream)
+	require.NoError(t, err)
+	want := stream.CachedInfo().State.LastSeq
+	require.Eventually(t, func() bool {
+		last, _ := s.dash.feed.Status()
+		return last >= want
+	}, 10*time.Second, 5*time.Millisecond, "the feed reads up to %d", want)
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -70,4 +71,18 @@ func TestLiveUsage(t *testing.T) {
 
 	audit := startSystem(t, Options{NoUsage: true})
 	audit.stream(t, "/live/sandboxes/sb-1/usage").wait(t, "html", "give it client or control credentials")
+}
+
+// A stream deleted and made again starts its sequences over; the feed
+// shows its new entries.
+func TestFeedAfterStreamRecreated(t *testing.T) {
+	s := startSystem(t, Options{})
+	seed(t, s)
+	s.stream(t, "/live/events").wait(t, "row", "kind-observations")
+	require.NoError(t, s.js.DeleteStream(t.Context(), schemas.EventStream))
+	_, err := s.js.CreateStream(t.Context(), jetstream.StreamConfig{Name: schemas.EventStream, Subjects: schemas.EventSubjects(), Storage: jetstream.MemoryStorage})
+	require.NoError(t, err)
+	ev := s.stream(t, "/live/events?sandbox=sb-new")
+	s.batch(t, "sb-new", "b-new", schemas.Actions{{Tool: "terminal_tools.run"}}, nil)
+	ev.wait(t, "row", `data-sandbox="sb-new"`)
 }

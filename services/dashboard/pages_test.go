@@ -28,6 +28,9 @@ func seed(t *testing.T, s *system) {
 		Tools: []string{"filesystem_tools", "terminal_tools"}, Resources: schemas.ResolvedResources{NanoCPUs: 1e9, MemoryBytes: 512 << 20, PIDs: 256},
 		Databases: schemas.DatabaseAccess{{Database: "qdrant", Namespace: "papers", Read: true, Write: true}}, StartedAt: now})
 	s.put(t, schemas.SandboxBucket, "pool-abc", schemas.SandboxStatus{ID: "pool-abc", State: schemas.StateRunning, Pooled: true, PoolGroup: "research", PoolWorker: "w1"})
+	s.record(t, schemas.CommandRecordSubject("c-1"), schemas.CommandRecord{
+		Command: schemas.Command{ID: "c-1", Kind: schemas.StartSandbox, GroupID: "research", SandboxID: "sb-1"},
+		Caller:  schemas.Caller{Name: "alice", Role: "client", Verified: true}, Delivery: 1})
 	s.record(t, schemas.SandboxEventSubject("sb-1"), schemas.Event{Kind: schemas.EventStarted, GroupID: "research", SandboxID: "sb-1", Message: "running"})
 	s.batch(t, "sb-1", "b-1", schemas.Actions{
 		{Tool: "terminal_tools.run", Description: "look around", Args: []byte(`{"command":"ls"}`)},
@@ -36,6 +39,7 @@ func seed(t *testing.T, s *system) {
 		{Tool: "terminal_tools.run", Stdout: "notes.txt\n", ExitCode: intp(0), DurationMS: 12.5},
 		{Tool: "filesystem_tools.read_file", Error: &schemas.Error{Code: schemas.CodeToolError, Message: "no such file: nope"}, DurationMS: 0.3},
 	})
+	s.caughtUp(t)
 }
 
 func TestPages(t *testing.T) {
@@ -53,6 +57,7 @@ func TestPages(t *testing.T) {
 			`href="/sandboxes/sb-1"`, "running", "512.0 MiB", "256", "qdrant/papers (read, write)", // the sandbox, its limits and grant
 			"Warm pools", // the pool of research, with its pooled sandbox waiting
 			`data-live-rows="/live/events"`, "/static/dashboard.js",
+			"start_sandbox", "alice", // the feed, with a command and its caller
 		}},
 		{"group", "/groups/research", http.StatusOK, []string{"Group research", "10.0.0.5:6334", "papers", "2 per worker", `href="/sandboxes/sb-1"`}},
 		{"sandbox with its history", "/sandboxes/sb-1", http.StatusOK, []string{

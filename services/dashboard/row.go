@@ -43,7 +43,7 @@ func rowOf(e audit.Entry) Row {
 	r := Row{Seq: e.Seq, Time: e.Time, Kind: e.Kind, What: e.What, Group: e.GroupID,
 		Sandbox: e.SandboxID, BatchID: e.BatchID, Error: e.Error}
 	if e.Caller != nil {
-		r.Caller = e.Caller.Name
+		r.Caller = callerName(*e.Caller)
 	}
 	switch e.Kind {
 	case audit.KindBatch:
@@ -84,4 +84,20 @@ func runsOf(obs []schemas.Observation) []ToolRun {
 		}
 	}
 	return runs
+}
+
+// callerName names a caller for people: its user name, else its role, and
+// whether it is unverified.
+func callerName(c schemas.Caller) string {
+	name := c.Name
+	if name == "" {
+		name = c.Role
+	}
+	if c.Verified {
+		return name
+	}
+	if name == "" {
+		return "unverified"
+	}
+	return name + " (unverified)"
 }
