@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/auth"
@@ -64,11 +65,13 @@ func TestDashboard(t *testing.T) {
 
 	group := newGroup(t, sdk.GroupConfig{ID: "it-dash", ComputeResources: schemas.ComputeResources{Memory: "256MiB"}})
 	sb := startSandbox(t, group, "it-dash-1", sdk.SandboxOptions{})
-	row, err := page.Timeout(30 * time.Second).Element(`#sandboxes tr[data-sandbox="it-dash-1"]`)
+	sandboxRow := `#sandboxes tr[data-sandbox="it-dash-1"]`
+	_, err = page.Timeout(30 * time.Second).Element(sandboxRow)
 	require.NoError(t, err, "the new sandbox appears in the overview")
-	require.Eventually(t, func() bool { return strings.Contains(text(t, page, `#sandboxes tr[data-sandbox="it-dash-1"]`), "running") },
-		30*time.Second, 100*time.Millisecond, "the sandbox's row says running; got %q", row.MustText())
-	assert.Contains(t, text(t, page, `#sandboxes tr[data-sandbox="it-dash-1"]`), "256.0 MiB", "its memory limit")
+	poll.Until(t, 30*time.Second, "the sandbox's row to say running", func() bool {
+		return strings.Contains(text(t, page, sandboxRow), "running")
+	})
+	assert.Contains(t, text(t, page, sandboxRow), "256.0 MiB", "its memory limit")
 
 	mustOK(t, send(t, sb, `{"terminal_tools.run": {"description": "greet the dashboard", "args": {"command": "echo hello dashboard"}}}`)[0])
 	feedRow := `#feed tr[data-kind="observations"][data-sandbox="it-dash-1"]`
@@ -77,7 +80,7 @@ func TestDashboard(t *testing.T) {
 	got := text(t, page, feedRow)
 	assert.Contains(t, got, "terminal_tools.run")
 	assert.Regexp(t, `\d+(\.\d+)? (ms|s)`, got, "with the tool's duration")
-	_, err = page.Timeout(5*time.Second).Element(`#feed tr[data-kind="batch"][data-sandbox="it-dash-1"]`)
+	_, err = page.Timeout(5 * time.Second).Element(`#feed tr[data-kind="batch"][data-sandbox="it-dash-1"]`)
 	require.NoError(t, err, "and the batch as the executor took it")
 	mark, err := page.Eval(`() => window.sandoxMark`)
 	require.NoError(t, err)
@@ -95,7 +98,7 @@ func TestDashboard(t *testing.T) {
 		assert.Contains(t, history, "hello dashboard", "the observation's stdout")
 
 		mustOK(t, send(t, sb, `{"filesystem_tools.write_file": {"args": {"path": "seen.txt", "content": "x"}}}`)[0])
-		_, err = page.Timeout(30 * time.Second).ElementR(`#feed tr[data-kind="observations"]`, "filesystem_tools.write_file")
+		_, err = page.Timeout(30*time.Second).ElementR(`#feed tr[data-kind="observations"]`, "filesystem_tools.write_file")
 		require.NoError(t, err, "a new batch reaches the sandbox's page live")
 	})
 

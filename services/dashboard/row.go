@@ -17,8 +17,9 @@ type Row struct {
 	Group   string
 	Sandbox string
 	BatchID string
-	// Caller names who sent a command or a batch, when recorded.
-	Caller string
+	// Caller names who sent a command or a batch, when recorded, and
+	// CallerNote says why it is not verified.
+	Caller, CallerNote string
 	// Error is the wire error code of a failed result or a refused batch.
 	Error string
 	// Message is an event's sentence or reason.
@@ -43,7 +44,7 @@ func rowOf(e audit.Entry) Row {
 	r := Row{Seq: e.Seq, Time: e.Time, Kind: e.Kind, What: e.What, Group: e.GroupID,
 		Sandbox: e.SandboxID, BatchID: e.BatchID, Error: e.Error}
 	if e.Caller != nil {
-		r.Caller = callerName(*e.Caller)
+		r.Caller, r.CallerNote = callerName(*e.Caller), e.Caller.Note
 	}
 	switch e.Kind {
 	case audit.KindBatch:
