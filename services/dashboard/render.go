@@ -71,12 +71,13 @@ func (p *pages) fragment(name string, data any) (string, error) {
 }
 
 var funcs = template.FuncMap{
-	"bytes": func(n int64) string {
+	"bytes": func(n int64) string { // a limit: "—" for none
 		if n == 0 {
 			return "—"
 		}
 		return resources.FormatBytes(n)
 	},
+	"size": resources.FormatBytes,
 	"cpus": func(nano int64) string {
 		if nano == 0 {
 			return "—"
