@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"flag"
 	"image/png"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -32,8 +34,8 @@ var dashboardShot = flag.String("dashboard-screenshot", "", "write TestDashboard
 // TestDashboard serves the dashboard of the test system and drives it in
 // the distribution's Chromium: a sandbox created and a batch sent through
 // the SDK appear on the open page without a reload, the sandbox's page
-// shows its live use and its history, and an unknown sandbox is a 404
-// page.
+// shows its live use and its history, a dashboard with audit credentials
+// reads the same pages, and an unknown sandbox is a 404 page.
 func TestDashboard(t *testing.T) {
 	if _, err := os.Stat(web.DefaultChromium); err != nil {
 		t.Skipf("%s is not installed (build/scripts/test-deps.sh installs it)", web.DefaultChromium)
@@ -100,6 +102,29 @@ func TestDashboard(t *testing.T) {
 		mustOK(t, send(t, sb, `{"filesystem_tools.write_file": {"args": {"path": "seen.txt", "content": "x"}}}`)[0])
 		_, err = page.Timeout(30*time.Second).ElementR(`#feed tr[data-kind="observations"]`, "filesystem_tools.write_file")
 		require.NoError(t, err, "a new batch reaches the sandbox's page live")
+	})
+
+	t.Run("audit credentials read everything but live use", func(t *testing.T) {
+		nc, err := connectAs(auth.RoleAudit)
+		require.NoError(t, err)
+		t.Cleanup(nc.Close)
+		dash, err := dashboard.New(nc, dashboard.Options{NoUsage: true})
+		require.NoError(t, err)
+		srv := httptest.NewServer(dash.Handler())
+		t.Cleanup(srv.Close)
+		for path, want := range map[string]string{
+			"/":                    `href="/sandboxes/it-dash-1"`,
+			"/groups/it-dash":      "Group it-dash",
+			"/sandboxes/it-dash-1": "hello dashboard",
+		} {
+			resp, err := http.Get(srv.URL + path)
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.NoError(t, err)
+			assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+			assert.Contains(t, string(body), want, path)
+		}
 	})
 
 	t.Run("unknown sandbox is a 404 page", func(t *testing.T) {
