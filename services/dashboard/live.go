@@ -121,6 +121,31 @@ func (s *Server) liveOverview(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// populationData is the progress of a group's population, the address of
+// its stream, or why it cannot be read.
+type populationData struct {
+	Sources []schemas.PopulationEvent
+	URL     string
+	Err     error
+}
+
+// livePopulation streams the progress of a group's population as "html"
+// events, read every Refresh.
+func (s *Server) livePopulation(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if schemas.ValidateID("group", id) != nil {
+		http.Error(w, "no such group", http.StatusNotFound)
+		return
+	}
+	s.poll(w, r, func(ctx context.Context) (string, error) {
+		d := populationData{Err: s.reachable()}
+		if d.Err == nil {
+			d.Sources, d.Err = readPopulation(ctx, s.js, id)
+		}
+		return s.pages.fragment("population", d)
+	})
+}
+
 // usageData is a sandbox's live use, or why it cannot be read.
 type usageData struct {
 	Usage schemas.SandboxUsage

@@ -51,10 +51,11 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 
 // groupData is what a group's page shows.
 type groupData struct {
-	Title   string
-	Group   schemas.GroupStatus
-	Members []schemas.SandboxStatus
-	Feed    feedData
+	Title      string
+	Group      schemas.GroupStatus
+	Members    []schemas.SandboxStatus
+	Population populationData
+	Feed       feedData
 }
 
 func (s *Server) group(w http.ResponseWriter, r *http.Request) {
@@ -75,8 +76,14 @@ func (s *Server) group(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	pop, err := readPopulation(ctx, s.js, id)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	s.pages.page(w, http.StatusOK, "group", groupData{
 		Title: "group " + id, Group: g, Members: st.Members(id),
+		Population: populationData{Sources: pop, URL: "/live/groups/" + id + "/population"},
 		Feed: s.feedFor(func(r Row) bool { return r.Group == id }, "/live/events?group="+id),
 	})
 }

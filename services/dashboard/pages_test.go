@@ -130,3 +130,30 @@ func TestNATSUnreachable(t *testing.T) {
 	ev := s.stream(t, "/live/overview")
 	ev.wait(t, "html", "NATS is unreachable")
 }
+
+// A group's page shows its population's progress, source by source, and
+// follows it.
+func TestPopulation(t *testing.T) {
+	s := startSystem(t, Options{})
+	seed(t, s)
+	subject := schemas.PopulationEventSubject("research")
+	s.record(t, subject, schemas.PopulationEvent{GroupID: "research", Database: "qdrant", Namespace: "papers", Source: "papers.jsonl", Loaded: 100})
+	s.record(t, subject, schemas.PopulationEvent{GroupID: "research", Database: "neo4j", Namespace: "graph", Source: "graph.cypher", Loaded: 3,
+		Bad: []schemas.RowError{{Source: "graph.cypher", Line: 7, Reason: "syntax error"}}, Done: true})
+	s.record(t, subject, schemas.PopulationEvent{GroupID: "research", Database: "qdrant", Namespace: "papers", Source: "papers.jsonl", Loaded: 250})
+
+	code, body := s.get(t, "/groups/research")
+	require.Equal(t, http.StatusOK, code)
+	for _, want := range []string{"papers.jsonl", "250", "graph.cypher", "line 7: syntax error", "loading", "done", `data-live-html="/live/groups/research/population"`} {
+		assert.Contains(t, body, want)
+	}
+	assert.NotContains(t, body, "<td>100</td>", "only the newest progress of a source")
+
+	ev := s.stream(t, "/live/groups/research/population")
+	ev.wait(t, "html", "250")
+	s.record(t, subject, schemas.PopulationEvent{GroupID: "research", Database: "qdrant", Namespace: "papers", Source: "papers.jsonl", Loaded: 400, Done: true})
+	ev.wait(t, "html", "<td>400</td>")
+
+	_, body = s.get(t, "/groups/research")
+	assert.NotContains(t, body, "loading", "every source is done")
+}

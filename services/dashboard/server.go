@@ -92,6 +92,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /live/overview", s.liveOverview)
 	mux.HandleFunc("GET /live/events", s.liveEvents)
 	mux.HandleFunc("GET /live/sandboxes/{id}/usage", s.liveUsage)
+	mux.HandleFunc("GET /live/groups/{id}/population", s.livePopulation)
 	mux.HandleFunc("GET /", s.notFound)
 	return guard(mux, s.opts.Token)
 }
