@@ -84,7 +84,7 @@ func (s *Server) group(w http.ResponseWriter, r *http.Request) {
 	s.pages.page(w, http.StatusOK, "group", groupData{
 		Title: "group " + id, Group: g, Members: st.Members(id),
 		Population: populationData{Sources: pop, URL: "/live/groups/" + id + "/population"},
-		Feed: s.feedFor(func(r Row) bool { return r.Group == id }, "/live/events?group="+id),
+		Feed:       s.feedFor(func(r Row) bool { return r.Group == id }, "/live/events?group="+id),
 	})
 }
 
