@@ -93,7 +93,7 @@ func (st State) Group(id string) (schemas.GroupStatus, error) {
 			return g, nil
 		}
 	}
-	return schemas.GroupStatus{}, fmt.Errorf("group %q: %w", id, ErrNotFound)
+	return schemas.GroupStatus{}, fmt.Errorf("group %q: %w: no such group is recorded (it ended, or never existed)", id, ErrNotFound)
 }
 
 // Sandbox returns the recorded sandbox id, or ErrNotFound.
