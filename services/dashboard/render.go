@@ -91,7 +91,7 @@ var funcs = template.FuncMap{
 		return fmt.Sprint(n)
 	},
 	"percent": func(part, whole int64) string {
-		if whole == 0 {
+		if part == 0 || whole == 0 {
 			return ""
 		}
 		return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
