@@ -1,0 +1,77 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Options configures an Exporter. The zero value is usable.
+type Options struct {
+	// Timeout bounds the reading of the buckets at each scrape; 5 s when
+	// zero.
+	Timeout time.Duration
+	// Logger receives the exporter's logs; discarded when nil.
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Exporter holds sandox's metrics behind one NATS connection: the
+// counters that Run derives from the audit stream, and the gauges read
+// from the buckets when they are gathered. Its methods are safe for
+// concurrent use.
+type Exporter struct {
+	reg    *prometheus.Registry
+	stream *streamCounters
+	follow *follower
+}
+
+// New returns the exporter of the system nc reaches. nc may be
+// disconnected: the stream's metrics then stand still and sandox_up says
+// what cannot be read. New fails only without a connection.
+func New(nc *nats.Conn, opts Options) (*Exporter, error) {
+	if nc == nil {
+		return nil, errors.New("metrics: no NATS connection")
+	}
+	opts.defaults()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	sc := newStreamCounters()
+	f := newFollower(js, sc, opts.Logger)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(sc.collectors()...)
+	reg.MustRegister(newStateCollector(js, opts.Timeout, f))
+	return &Exporter{reg: reg, stream: sc, follow: f}, nil
+}
+
+// Run follows the audit stream until ctx is done, reading it again
+// whenever it cannot (NATS down, no stream yet). It blocks; run it once.
+func (e *Exporter) Run(ctx context.Context) { e.follow.run(ctx) }
+
+// Gatherer returns the registry holding the metrics, for another exporter
+// (OTLP) or a test.
+func (e *Exporter) Gatherer() prometheus.Gatherer { return e.reg }
+
+// Handler returns the HTTP handler that serves the metrics in the
+// Prometheus exposition formats. It does not guard itself: serve it on
+// loopback, or behind a guard (dashboard.Guard).
+func (e *Exporter) Handler() http.Handler {
+	return promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
