@@ -64,6 +64,11 @@ func guard(next http.Handler, token string) http.Handler {
 	})
 }
 
+// Guard wraps next as the dashboard guards its own pages: GET and HEAD
+// only, loopback Host names only on a loopback listener, and the token
+// when it is not empty. `sandox metrics` serves its exporter behind it.
+func Guard(next http.Handler, token string) http.Handler { return guard(next, token) }
+
 // loopback reports whether hostport (host, or host:port) names this
 // machine: localhost, a name under .localhost, or a loopback IP address.
 func loopback(hostport string) bool {

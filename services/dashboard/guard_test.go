@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sandox/sandox/services/metrics"
 )
 
 func TestGuard(t *testing.T) {
@@ -68,5 +70,41 @@ func TestLoopback(t *testing.T) {
 		{"evil.example:8089", false}, {"192.168.1.5", false}, {"localhost.evil.example", false}, {"", false},
 	} {
 		assert.Equal(t, tt.want, loopback(tt.host), tt.host)
+	}
+}
+
+// TestMetricsBehindGuard serves a Prometheus exporter at /metrics: it is
+// guarded like the pages (token, GET only) and answers the text format.
+func TestMetricsBehindGuard(t *testing.T) {
+	var exp *metrics.Exporter
+	s := startSystem(t, Options{Token: "s3cret", Metrics: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		exp.Handler().ServeHTTP(w, r)
+	})})
+	var err error
+	exp, err = metrics.New(s.nc, metrics.Options{})
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name, method, auth string
+		code               int
+		want               string
+	}{
+		{"no token", "GET", "", http.StatusUnauthorized, "wants its token"},
+		{"POST", "POST", "Bearer s3cret", http.StatusMethodNotAllowed, "read-only"},
+		{"bearer", "GET", "Bearer s3cret", http.StatusOK, `sandox_up{source="buckets"} 1`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), tt.method, s.http.URL+"/metrics", nil)
+			require.NoError(t, err)
+			if tt.auth != "" {
+				req.Header.Set("Authorization", tt.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			data, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			assert.Equal(t, tt.code, resp.StatusCode, "got body %q", data)
+			assert.Contains(t, string(data), tt.want)
+		})
 	}
 }

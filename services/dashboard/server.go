@@ -28,6 +28,9 @@ type Options struct {
 	// sandbox's live use (the audit role sends nothing): the pages say so
 	// instead of asking.
 	NoUsage bool
+	// Metrics, when set, is served at /metrics behind the same guard (a
+	// Prometheus exporter, services/metrics).
+	Metrics http.Handler
 	// Logger receives the server's logs; discarded when nil.
 	Logger *slog.Logger
 }
@@ -93,6 +96,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /live/events", s.liveEvents)
 	mux.HandleFunc("GET /live/sandboxes/{id}/usage", s.liveUsage)
 	mux.HandleFunc("GET /live/groups/{id}/population", s.livePopulation)
+	if s.opts.Metrics != nil {
+		mux.Handle("GET /metrics", s.opts.Metrics)
+	}
 	mux.HandleFunc("GET /", s.notFound)
 	return guard(mux, s.opts.Token)
 }

@@ -42,6 +42,13 @@ func otlpURL(endpoint string) (string, error) {
 	return u.String(), nil
 }
 
+// CheckOTLP reports what is wrong with o's endpoint, nil when it is
+// usable, so that a command refuses it before it starts.
+func CheckOTLP(o OTLPOptions) error {
+	_, err := otlpURL(o.Endpoint)
+	return err
+}
+
 // PushOTLP pushes the metrics g gathers to an OTLP/HTTP receiver every
 // o.Interval until ctx is done, then once more, through the OpenTelemetry
 // SDK's periodic reader and its Prometheus bridge: counters become

@@ -111,6 +111,8 @@ var envDocs = map[string]envDoc{
 	"no_proxy":    {"tools", "See `NO_PROXY`."},
 
 	"SANDOX_MCP_TOKEN":       {"cli", "Bearer token of `sandox mcp --http`; when set, it takes precedence over `-token-file` (docs/mcp.md)."},
+	"SANDOX_METRICS_TOKEN":   {"cli", "Token of `sandox metrics`: required on a non-loopback address, optional on loopback; when set, it takes precedence over `-token-file` and `~/.config/sandox/metrics.token` (docs/metrics.md)."},
+	"SANDOX_OTLP_ENDPOINT":   {"cli", "OTLP/HTTP receiver that `sandox metrics` and `sandox dashboard` push the metrics to when `-otlp-endpoint` is not given (`http://HOST:4318`, or a full URL); unset: no push (docs/metrics.md)."},
 	"SANDOX_DASHBOARD_TOKEN": {"cli", "Token of `sandox dashboard`: required on a non-loopback address, optional on loopback; when set, it takes precedence over `-token-file` and `~/.config/sandox/dashboard.token` (docs/dashboard.md)."},
 
 	"XDG_CONFIG_HOME": {"client", "The Python SDK's configuration directory is `$XDG_CONFIG_HOME/sandox` (Go's `os.UserConfigDir`, which the Go SDK uses, reads it too)."},

@@ -36,6 +36,8 @@ func serveDashboard(ctx context.Context, args []string) error {
 	role := fs.String("role", string(auth.RoleClient), "the identity minted for the dashboard: client (reads everything and asks for live use), audit (read-only: no live use) or control")
 	credsFile := fs.String("creds", "", "connect with these credentials instead of minting an identity")
 	tokenFile := fs.String("token-file", "", "require the token in this file (made on first use); default: none on loopback, ~/.config/sandox/dashboard.token otherwise; $"+envDashboardToken+" wins")
+	otlpEndpoint := fs.String("otlp-endpoint", "", "also push the metrics over OTLP/HTTP to this receiver (http://HOST:4318, or a full URL); $SANDOX_OTLP_ENDPOINT when not given; none by default")
+	otlpInterval := fs.Duration("otlp-interval", 30*time.Second, "time between two OTLP pushes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,7 +58,12 @@ func serveDashboard(ctx context.Context, args []string) error {
 		return fmt.Errorf("NATS at %s: %w", *url, err)
 	}
 	defer nc.Close()
-	srv, err := dashboard.New(nc, dashboard.Options{Token: token, NoUsage: noUsage, Logger: log})
+	exp, waitMetrics, err := startMetrics(ctx, nc, *otlpEndpoint, *otlpInterval, log)
+	if err != nil {
+		return err
+	}
+	defer waitMetrics()
+	srv, err := dashboard.New(nc, dashboard.Options{Token: token, NoUsage: noUsage, Metrics: exp.Handler(), Logger: log})
 	if err != nil {
 		return err
 	}
@@ -81,7 +88,7 @@ func serveDashboard(ctx context.Context, args []string) error {
 	if token != "" {
 		page += "?token=" + token
 	}
-	fmt.Fprintf(os.Stderr, "sandox dashboard of %s at %s (Ctrl-C stops it)\n", *url, page)
+	fmt.Fprintf(os.Stderr, "sandox dashboard of %s at %s, metrics at %smetrics (Ctrl-C stops it)\n", *url, page, "http://"+ln.Addr().String()+"/")
 	err = hs.Serve(ln)
 	<-done
 	if errors.Is(err, http.ErrServerClosed) {
@@ -135,8 +142,16 @@ func dashboardIdentity(role auth.Role, credsFile string) (nats.Option, bool, err
 // loopback address and the one in ~/.config/sandox/dashboard.token (made
 // on first use) on any other.
 func dashboardToken(addr, tokenFile string) (string, error) {
-	if t := os.Getenv(envDashboardToken); t != "" {
-		return t, nil
+	return serverToken(addr, tokenFile, os.Getenv(envDashboardToken), "dashboard.token")
+}
+
+// serverToken returns the token an HTTP server of the CLI wants, "" for
+// none: fromEnv (its variable's value) when set, else the one in
+// tokenFile, else none on a loopback address and the one in the config
+// directory's file name (made on first use) on any other.
+func serverToken(addr, tokenFile, fromEnv, name string) (string, error) {
+	if fromEnv != "" {
+		return fromEnv, nil
 	}
 	if tokenFile == "" && loopbackAddr(addr) {
 		return "", nil
@@ -146,7 +161,7 @@ func dashboardToken(addr, tokenFile string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		tokenFile = filepath.Join(dir, "dashboard.token")
+		tokenFile = filepath.Join(dir, name)
 	}
 	token, _, err := mcp.LoadOrCreateToken(tokenFile)
 	return token, err

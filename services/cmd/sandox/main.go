@@ -10,6 +10,7 @@
 //	sandox mcp      serve a sandbox's tools over MCP (stdio or streamable HTTP)
 //	sandox audit    replay the audit log (filter, follow, rebuild a sandbox's session)
 //	sandox dashboard serve the web dashboard on localhost
+//	sandox metrics  serve the Prometheus metrics (and push them over OTLP)
 //	sandox creds    issue NATS credentials (client, audit or control)
 //	sandox down     end every group and stop NATS and the orchestrator
 package main
@@ -34,7 +35,8 @@ commands:
   tools    print a sandbox's tools for a model API: sandox tools SANDBOX --format openai|anthropic|mcp|jsonschema
   mcp      serve a sandbox's tools as MCP tools: sandox mcp --sandbox ID | --group-config FILE [--http ADDR]
   audit    replay the audit log: sandox audit [-group G] [-sandbox S] [-since 1h] [-kind K,...] [-follow] [-json] [-session SANDBOX]
-  dashboard serve the web dashboard: sandox dashboard [-addr 127.0.0.1:8089] [-role client|audit|control] [-creds FILE]
+  dashboard serve the web dashboard and /metrics: sandox dashboard [-addr 127.0.0.1:8089] [-role client|audit|control] [-creds FILE] [-otlp-endpoint URL]
+  metrics  serve Prometheus metrics: sandox metrics [-addr 127.0.0.1:9464] [-otlp-endpoint URL] (the dashboard serves them at /metrics too)
   creds    issue NATS credentials: sandox creds [-role client|audit|control] [-name N] [-o FILE]
   down     end every group, stop NATS and the orchestrator (--purge also drops NATS data)
 `
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string) error {
 		return auditLog(ctx, rest)
 	case "dashboard":
 		return serveDashboard(ctx, rest)
+	case "metrics":
+		return serveMetrics(ctx, rest)
 	case "creds":
 		return creds(rest)
 	case "down":
