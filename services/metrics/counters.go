@@ -165,12 +165,27 @@ func (c *streamCounters) observations(e audit.Entry) {
 	}
 	c.batches.WithLabelValues(codeOf(res.Error)).Inc()
 	for _, o := range res.Observations {
-		c.actions.WithLabelValues(o.Tool, codeOf(o.Error)).Inc()
+		tool := toolLabel(o)
+		c.actions.WithLabelValues(tool, codeOf(o.Error)).Inc()
 		if o.Error == nil || o.Error.Code != schemas.CodeSkipped {
-			c.actionDuration.WithLabelValues(o.Tool).Observe(o.DurationMS / 1000)
+			c.actionDuration.WithLabelValues(tool).Observe(o.DurationMS / 1000)
 		}
 		for _, h := range o.LimitsHit {
 			c.limitHits.WithLabelValues(h.Resource).Add(float64(max(h.Count, 1)))
 		}
 	}
+}
+
+// unknownTool is the tool label of an action whose tool no module defines
+// (or several do): the name is whatever the sender wrote, and as a label
+// it would let any sender add series without end.
+const unknownTool = "(unknown)"
+
+// toolLabel is the tool label of an observation: its tool, or unknownTool
+// when the executor did not find one tool of that name.
+func toolLabel(o schemas.Observation) string {
+	if o.Error != nil && (o.Error.Code == schemas.CodeUnknownTool || o.Error.Code == schemas.CodeAmbiguousTool) {
+		return unknownTool
+	}
+	return o.Tool
 }

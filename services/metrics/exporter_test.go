@@ -22,8 +22,8 @@ import (
 // recordLife records, as the orchestrator, executors, data service and NATS
 // server do, the life of two sandboxes: a create that succeeds (its result
 // published twice, as a redelivery does), a create refused for resources,
-// created events with a built and a reused image, a batch of two actions
-// (one failing, one hitting the memory limit), a batch refused as a whole,
+// created events with a built and a reused image, a batch of three actions
+// (one failing, one hitting the memory limit, one of a tool nobody defines), a batch refused as a whole,
 // a population in two steps and a server refusal. It returns the last
 // sequence.
 func recordLife(t *testing.T, s *system) uint64 {
@@ -46,6 +46,7 @@ func recordLife(t *testing.T, s *system) uint64 {
 	s.record(t, schemas.ObservationSubject("sb-1", "b1"), schemas.BatchResult{BatchID: "b1", SandboxID: "sb-1", Observations: []schemas.Observation{
 		{Tool: "terminal_tools.run", DurationMS: 250, LimitsHit: []schemas.LimitHit{{Resource: schemas.LimitMemory, Count: 2, Message: "killed"}}},
 		{Tool: "filesystem_tools.read_file", DurationMS: 4, Error: schemas.Errorf(schemas.CodeToolError, "no such file")},
+		{Tool: "made_up_tools.fly", Error: schemas.Errorf(schemas.CodeUnknownTool, "no tool module defines made_up_tools.fly")},
 	}})
 	s.record(t, schemas.ObservationSubject("sb-1", "b2"), schemas.BatchResult{BatchID: "b2", SandboxID: "sb-1",
 		Error: schemas.Errorf(schemas.CodeBadRequest, "not JSON")})
@@ -86,6 +87,7 @@ func TestStreamCounters(t *testing.T) {
 				{"sandox_batches_total", []string{"code", "bad_request"}, 1},
 				{"sandox_actions_total", []string{"tool", "terminal_tools.run", "code", "ok"}, 1},
 				{"sandox_actions_total", []string{"tool", "filesystem_tools.read_file", "code", "tool_error"}, 1},
+				{"sandox_actions_total", []string{"tool", "(unknown)", "code", "unknown_tool"}, 1},
 				{"sandox_limit_hits_total", []string{"resource", "memory"}, 2},
 				{"sandox_nats_refusals_total", []string{"op", "publish"}, 1},
 				{"sandox_population_loaded_total", []string{"database", "docs"}, 28},
@@ -103,6 +105,8 @@ func TestStreamCounters(t *testing.T) {
 			assert.Equal(t, sample{count: 1, sum: 0.25, found: true}, run)
 			read := gather(t, g, "sandox_action_duration_seconds", "tool", "filesystem_tools.read_file")
 			assert.Equal(t, sample{count: 1, sum: 0.004, found: true}, read)
+			assert.False(t, gather(t, g, "sandox_actions_total", "tool", "made_up_tools.fly", "code", "unknown_tool").found,
+				"a tool name nobody defines is not a label value")
 			create := gather(t, g, "sandox_command_duration_seconds", "kind", "create_sandbox")
 			assert.Equal(t, sample{count: 2, sum: 1.52, found: true}, create)
 		})
