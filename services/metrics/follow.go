@@ -154,9 +154,14 @@ func (f *follower) addPopulation(seq uint64, ev schemas.PopulationEvent) {
 }
 
 // status returns the sequence of the newest entry counted, and why the
-// stream cannot be read now (nil while it can).
+// stream cannot be read now (nil while it can). A reader of the stream
+// waits through a disconnection without an error, so a connection that is
+// down is reported here.
 func (f *follower) status() (uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.err == nil && !f.js.Conn().IsConnected() {
+		return f.last, errors.New("NATS is not connected")
+	}
 	return f.last, f.err
 }
