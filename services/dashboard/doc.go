@@ -16,5 +16,7 @@
 // accepts only loopback Host headers, so that a web page elsewhere cannot
 // reach it through DNS rebinding; with Options.Token it also wants the
 // token (a bearer header, or a cookie set by visiting any page with
-// ?token=). docs/dashboard.md describes it for operators.
+// ?token=). With Options.Metrics it also serves that handler (the
+// Prometheus exporter of services/metrics) at /metrics behind the same
+// guard. docs/dashboard.md describes it for operators.
 package dashboard

@@ -37,7 +37,6 @@ func (o *Options) defaults() {
 // concurrent use.
 type Exporter struct {
 	reg    *prometheus.Registry
-	stream *streamCounters
 	follow *follower
 }
 
@@ -58,7 +57,7 @@ func New(nc *nats.Conn, opts Options) (*Exporter, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(sc.collectors()...)
 	reg.MustRegister(newStateCollector(js, opts.Timeout, f))
-	return &Exporter{reg: reg, stream: sc, follow: f}, nil
+	return &Exporter{reg: reg, follow: f}, nil
 }
 
 // Run follows the audit stream until ctx is done, reading it again
