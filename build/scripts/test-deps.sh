@@ -2,8 +2,9 @@
 # test-deps.sh makes sure this machine has what the tests need, fresh or not:
 # a Docker engine that answers, the base image, a second Docker engine (the
 # multi-host test, integration/multihost), e2fsprogs and the loop
-# driver's control node (disk limits), Chromium (the browser tools), and
-# the NATS CLI the integration tests drive. It is idempotent and quick
+# driver's control node (disk limits), Chromium (the browser tools),
+# Docker Compose (compose.yaml's test), and the NATS CLI the integration
+# tests drive. It is idempotent and quick
 # when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,6 +46,14 @@ if ! python3 -m pip --version >/dev/null 2>&1; then
   echo "test: installing python3-pip" >&2
   apt-get install -y -qq python3-pip >/dev/null ||
     { apt-get update -qq && apt-get install -y -qq python3-pip >/dev/null; }
+fi
+
+# compose.yaml is run as written (integration/deploy TestCompose) under
+# Debian's Docker Compose 1.29, which speaks to the 20.10 engine.
+if ! command -v docker-compose >/dev/null 2>&1; then
+  echo "test: installing docker-compose" >&2
+  apt-get install -y -qq docker-compose >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq docker-compose >/dev/null; }
 fi
 
 export PATH="$(go env GOPATH)/bin:$PATH"

@@ -10,6 +10,7 @@
 //	sandox mcp      serve a sandbox's tools over MCP (stdio or streamable HTTP)
 //	sandox audit    replay the audit log (filter, follow, rebuild a sandbox's session)
 //	sandox creds    issue NATS credentials (client, audit or control)
+//	sandox secrets  write the control plane's secrets for compose.yaml
 //	sandox down     end every group and stop NATS and the orchestrator
 package main
 
@@ -34,6 +35,7 @@ commands:
   mcp      serve a sandbox's tools as MCP tools: sandox mcp --sandbox ID | --group-config FILE [--http ADDR]
   audit    replay the audit log: sandox audit [-group G] [-sandbox S] [-since 1h] [-kind K,...] [-follow] [-json] [-session SANDBOX]
   creds    issue NATS credentials: sandox creds [-role client|audit|control] [-name N] [-o FILE]
+  secrets  write each control-plane service's secrets for compose.yaml: sandox secrets [-o /etc/sandox]
   down     end every group, stop NATS and the orchestrator (--purge also drops NATS data)
 `
 
@@ -71,6 +73,8 @@ func run(ctx context.Context, args []string) error {
 		return auditLog(ctx, rest)
 	case "creds":
 		return creds(rest)
+	case "secrets":
+		return secrets(rest)
 	case "down":
 		return down(ctx, rest)
 	case "help", "-h", "--help":
