@@ -124,6 +124,8 @@ func controlPlane(s upSettings) []controlPlaneContainer {
 			Env: []setting{
 				{Key: "SANDOX_NATS_CREDS", Value: orchCredsFile},
 				{Key: "SANDOX_CREDS_DIR", Value: sandboxCredsDir},
+				{Key: "SANDOX_DISKS_DIR", Value: disksDir},
+				{Key: "SANDOX_EGRESS_DIR", Value: egressDir},
 				{Key: "SANDOX_NATS_URL", Value: internalNATSURL},
 				{Key: "SANDOX_NATS_SOCKET", Value: natsSocketVolume},
 				{Key: "SANDOX_WORKER", Value: "orchestrator-1"},

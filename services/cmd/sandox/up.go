@@ -47,9 +47,16 @@ func up(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	root := fs.String("repo", ".", "the sandox source tree (images are built from it)")
 	pool := fs.Int("pool", 2, "sandboxes the orchestrator keeps started and ready to be claimed (docs/pools.md); 0 turns the warm pool off")
+	var jo joinOptions
+	fs.StringVar(&jo.URL, "join", "", "join the system whose NATS is at this URL as another host: start only this host's worker (docs/deploy.md)")
+	fs.StringVar(&jo.Host, "host", "", "with -join: this host's name")
+	fs.StringVar(&jo.Creds, "creds", "", "with -join: the worker's control credentials (`sandox creds -role control` on the first host)")
+	fs.StringVar(&jo.Socket, "nats-socket", "/run/sandox-nats", "with -join: host directory of the first host's NATS socket, forwarded here")
+	fs.StringVar(&jo.Dir, "dir", "/var/lib/sandox", "with -join: this host's directory of disks, sandbox credentials and egress sockets")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	jo.Pool = *pool
 	d, err := docker.New(ctx)
 	if err != nil {
 		return err
@@ -60,6 +67,9 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("docker engine %s (API %s), %d CPUs, %.1f GiB\n", host.Version, host.APIVersion, host.CPUs, float64(host.MemoryBytes)/(1<<30))
+	if jo.URL != "" {
+		return join(ctx, d, jo)
+	}
 
 	ids, err := loadIdentities()
 	if err != nil {
