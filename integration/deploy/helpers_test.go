@@ -55,6 +55,17 @@ func buildImages(t *testing.T) {
 	require.NoError(t, b.All(ctx), "images")
 }
 
+// buildNeo4j builds the groups' Neo4j image when its inputs changed (as
+// `sandox images` does).
+func buildNeo4j(t *testing.T) {
+	t.Helper()
+	d, err := docker.New(t.Context())
+	require.NoError(t, err)
+	defer d.Close()
+	_, err = build.NewBuilder(d, build.DefaultConfig(repoRoot(t))).Neo4j(t.Context())
+	require.NoError(t, err, "neo4j image")
+}
+
 // buildCLI builds the sandox command into dir and returns its path.
 func buildCLI(t *testing.T, dir string) string {
 	t.Helper()

@@ -3,6 +3,7 @@ package deploy
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"os"
@@ -151,6 +152,9 @@ func TestJoinRecipe(t *testing.T) {
 	path := filepath.Dir(a.cli) + string(os.PathListSeparator) + os.Getenv("PATH")
 	env := []string{"PATH=" + path, "XDG_CONFIG_HOME=" + a.config}
 
+	// The groups' Neo4j image, which the recipe copies to host B.
+	buildNeo4j(t)
+
 	// Host A: the identity, the images, the password.
 	onA = replaceOnce(t, onA, "| ssh B docker load", "| docker -H "+engine2+" load")
 	var kept []string
@@ -186,12 +190,12 @@ func TestJoinRecipe(t *testing.T) {
 
 	// The system: host-b heartbeats, and a group spread over both hosts
 	// has a sandbox there.
-	waitHost(t, a, engine2, "host-b", time.Minute)
+	waitHost(t, a, engine2, "host-b", schemas.HostUp, time.Minute)
 	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: a.project + "-join", Placement: schemas.PlacementSpread}, sdk.WithConn(a.nc), sdk.WithCommandTimeout(3*time.Minute))
 	require.NoError(t, err)
 	require.NoError(t, g.Start(ctx))
-	defer func() { assert.NoError(t, g.End(context.WithoutCancel(ctx))) }()
 	var onHostB *sdk.Sandbox
+	hostA := ""
 	for i := range 2 {
 		sb, err := g.CreateSandbox(ctx, a.project+"-join-"+strconv.Itoa(i), sdk.SandboxOptions{})
 		require.NoError(t, err)
@@ -201,9 +205,12 @@ func TestJoinRecipe(t *testing.T) {
 		t.Logf("%s runs on %s", sb.ID(), st.Host)
 		if st.Host == "host-b" {
 			onHostB = sb
+		} else {
+			hostA = st.Host
 		}
 	}
 	require.NotNil(t, onHostB, "a sandbox of a spread group lands on host-b")
+	require.NotEmpty(t, hostA, "a sandbox of a spread group lands on the first host")
 	obs, err := onHostB.SendActions(ctx, schemas.Actions{{Tool: "terminal_tools.run", Args: []byte(`{"command": "echo joined"}`)}})
 	require.NoError(t, err)
 	require.Len(t, obs, 1)
@@ -212,10 +219,49 @@ func TestJoinRecipe(t *testing.T) {
 	c, err := api2.ContainerInspect(ctx, onHostB.Status().Container)
 	require.NoError(t, err, "the sandbox on host-b is a container of the second engine")
 	assert.True(t, c.State.Running)
+	require.NoError(t, g.End(ctx))
+
+	// A database on host-b: with the first host's worker stopped and its
+	// host marked lost (so that nothing goes there), host-b's worker starts
+	// the group's Neo4j on the second engine, and the first host's data
+	// service reaches it there.
+	run(t, ctx, work, nil, "docker", "stop", a.project+"-orchestrator")
+	waitHost(t, a, engine2, hostA, schemas.HostLost, 2*time.Minute)
+	dbg, err := sdk.NewSandboxGroup(sdk.GroupConfig{
+		ID: a.project + "-db", Tools: []string{"database_tools", "terminal_tools"},
+		DatabaseAccess: schemas.DatabaseAccess{{Database: schemas.DatabaseNeo4j, Namespace: "scratch", Read: true, Write: true}},
+	}, sdk.WithConn(a.nc), sdk.WithCommandTimeout(4*time.Minute))
+	require.NoError(t, err)
+	require.NoError(t, dbg.Start(ctx), "a group with a database starts on host-b")
+	defer func() { assert.NoError(t, dbg.End(context.WithoutCancel(ctx))) }()
+	m, err := a.nc.Request(schemas.GroupStatusSubject(a.project+"-db"), nil, 5*time.Second)
+	require.NoError(t, err)
+	var st schemas.StatusReply
+	require.NoError(t, json.Unmarshal(m.Data, &st))
+	require.NotNil(t, st.Group)
+	require.Len(t, st.Group.Databases, 1)
+	_, err = api2.ContainerInspect(ctx, st.Group.Databases[0].Container)
+	require.NoError(t, err, "the group's Neo4j is a container of the second engine")
+	sb, err := dbg.CreateSandbox(ctx, a.project+"-db-sb", sdk.SandboxOptions{})
+	require.NoError(t, err)
+	require.NoError(t, sb.Start(ctx))
+	for _, act := range []struct{ tool, args string }{
+		{"database_tools.graph_add_node", `{"namespace": "scratch", "id": "n1", "labels": ["Note"], "properties": {"text": "from host-b"}}`},
+		{"database_tools.graph_query", `{"namespace": "scratch", "query": "MATCH (n:Note) RETURN n.text AS text"}`},
+	} {
+		obs, err := sb.SendActions(ctx, schemas.Actions{{Tool: act.tool, Args: []byte(act.args)}})
+		require.NoError(t, err)
+		require.Len(t, obs, 1)
+		require.Nil(t, obs[0].Error, "%s: stdout %q, stderr %q", act.tool, obs[0].Stdout, obs[0].Stderr)
+		obs0 := obs[0]
+		if act.tool == "database_tools.graph_query" {
+			assert.Contains(t, string(obs0.Return), "from host-b")
+		}
+	}
 }
 
-// waitHost waits until host has recorded itself in the hosts bucket.
-func waitHost(t *testing.T, a *composeHost, engine, host string, within time.Duration) {
+// waitHost waits until host's record in the hosts bucket is in state.
+func waitHost(t *testing.T, a *composeHost, engine, host string, state schemas.HostState, within time.Duration) {
 	t.Helper()
 	js, err := jetstream.New(a.nc)
 	require.NoError(t, err)
@@ -223,13 +269,17 @@ func waitHost(t *testing.T, a *composeHost, engine, host string, within time.Dur
 	for {
 		kv, err := js.KeyValue(t.Context(), schemas.HostsBucket)
 		if err == nil {
-			if _, err = kv.Get(t.Context(), host); err == nil {
-				return
+			var e jetstream.KeyValueEntry
+			if e, err = kv.Get(t.Context(), host); err == nil {
+				var h schemas.HostStatus
+				if err = json.Unmarshal(e.Value(), &h); err == nil && h.State == state {
+					return
+				}
 			}
 		}
 		if time.Now().After(deadline) {
 			out, _ := exec.Command("docker", "-H", engine, "logs", "--tail", "30", "sandox-orchestrator").CombinedOutput()
-			t.Fatalf("host %s did not record itself within %s: %v; its worker's log:\n%s", host, within, err, out)
+			t.Fatalf("host %s was not %s within %s (%v); host-b's worker's log:\n%s", host, state, within, err, out)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
