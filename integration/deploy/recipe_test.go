@@ -173,6 +173,7 @@ func TestJoinRecipe(t *testing.T) {
 	t.Cleanup(func() { leaveHost(t, api2) })
 	vol := strings.TrimSpace(run(t, ctx, work, nil, "docker", "volume", "inspect", "-f", "{{.Mountpoint}}", a.project+"-nats-socket"))
 	require.NoError(t, os.MkdirAll("/run/sandox-nats", 0o755))
+	t.Cleanup(func() { _ = os.Remove("/run/sandox-nats") }) // when empty
 	forwardSocket(t, "/run/sandox-nats/nats.sock", filepath.Join(vol, "nats.sock"))
 	start := strings.Index(onB, "ssh -fN")
 	require.GreaterOrEqual(t, start, 0, "the recipe forwards with ssh -fN:\n%s", onB)
