@@ -83,11 +83,9 @@ func setup(ctx context.Context) (func() error, error) {
 	if testing.Verbose() {
 		cfg.Progress = os.Stderr
 	}
-	b := build.NewBuilder(d, cfg)
-	if err := b.Base(ctx); err != nil {
-		return nil, err
-	}
-	if err := b.Sandbox(ctx); err != nil {
+	// The sandbox and database images build side by side (build.All).
+	images, err := build.NewBuilder(d, cfg).All(ctx, build.SandboxImages|build.DatabaseImages)
+	if err != nil {
 		return nil, err
 	}
 
@@ -162,7 +160,7 @@ func setup(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	ocfg.CredsDir = credsDir
-	if err := setupDatabaseConfig(ctx, b, &ocfg); err != nil {
+	if err := setupDatabaseConfig(images, &ocfg); err != nil {
 		return nil, err
 	}
 	env.worker = ocfg

@@ -83,18 +83,11 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 
-	b, err := buildImages(ctx, d, *root)
+	images, err := buildImages(ctx, d, *root)
 	if err != nil {
 		return err
 	}
-	neo4jImage, err := b.Neo4j(ctx)
-	if err != nil {
-		return err
-	}
-	qdrant, err := b.Qdrant(ctx)
-	if err != nil {
-		return err
-	}
+	neo4jImage, qdrant := images.Neo4j, images.Qdrant
 	for _, n := range controlPlaneNetworks {
 		if _, err := d.EnsureNetwork(ctx, n.Name, map[string]string{controlPlaneRole: n.Role}); err != nil {
 			return err
