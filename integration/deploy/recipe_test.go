@@ -149,8 +149,9 @@ func TestJoinRecipe(t *testing.T) {
 	onB := recipeBlock(t, doc, "TestJoinRecipe runs this block on the second host")
 
 	work := t.TempDir()
-	path := filepath.Dir(a.cli) + string(os.PathListSeparator) + os.Getenv("PATH")
-	env := []string{"PATH=" + path, "XDG_CONFIG_HOME=" + a.config}
+	// The recipe's `sandox` is the one built for the test.
+	onPath := "export PATH=" + filepath.Dir(a.cli) + ":\"$PATH\"\n"
+	env := []string{"XDG_CONFIG_HOME=" + a.config}
 
 	// The groups' Neo4j image, which the recipe copies to host B.
 	buildNeo4j(t)
@@ -164,7 +165,7 @@ func TestJoinRecipe(t *testing.T) {
 		}
 		kept = append(kept, line)
 	}
-	bash(t, ctx, work, env, strings.Join(kept, "\n"))
+	bash(t, ctx, work, env, onPath+strings.Join(kept, "\n"))
 
 	// Host B: the forward, then the join.
 	api2, err := client.NewClientWithOpts(client.WithHost(engine2), client.WithAPIVersionNegotiation())
@@ -186,7 +187,7 @@ func TestJoinRecipe(t *testing.T) {
 	dir := "/var/lib/" + a.project + "-b"
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	onB = replaceOnce(t, onB, "-creds orchestrator-b.creds\n", "-creds orchestrator-b.creds -dir "+dir+"\n")
-	out := bash(t, ctx, work, append(env, "DOCKER_HOST="+engine2), onB)
+	out := bash(t, ctx, work, append(env, "DOCKER_HOST="+engine2), onPath+onB)
 	t.Logf("on host B:\n%s", out)
 
 	// The system: host-b heartbeats, and a group spread over both hosts
