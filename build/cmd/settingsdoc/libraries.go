@@ -34,8 +34,10 @@ var libraryEnvs = []libraryEnv{
 	},
 	{
 		File: "services/data/populate/source.go", Call: "awsconfig.LoadDefaultConfig", Dir: "services/data/cmd/sandox-data",
-		Vars: []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CA_BUNDLE"},
-		Text: "Credentials of `s3://` population sources, and their region and profile when the source gives none, as the AWS SDK reads them: these and its other `AWS_*` variables, and the shared config files (`~/.aws/config`, `~/.aws/credentials`).",
+		Vars:   []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CA_BUNDLE"},
+		Text:   "Credentials of `s3://` population sources, and their region and profile when the source gives none, as the AWS SDK reads them: these and its other `AWS_*` variables, and the shared config files (`~/.aws/config`, `~/.aws/credentials`).",
+		UpCall: "awsenv.ForContainer",
+		Up:     "operator's environment (every `AWS_*`, to `sandox-data` only; the files they name, or `~/.aws/config` and `~/.aws/credentials`, copied in: [databases.md](databases.md#s3-sources-and-their-credentials))",
 	},
 	{
 		File: "services/search/config.go", Call: "http.ProxyFromEnvironment", Dir: "services/search/cmd/sandox-search",

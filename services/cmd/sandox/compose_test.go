@@ -247,11 +247,26 @@ func compareService(t *testing.T, f composeFile, c controlPlaneContainer, s comp
 		if except.extra[key] || slices.ContainsFunc(c.Env, func(e setting) bool { return e.Key == key }) {
 			continue
 		}
+		if c.AWS && strings.HasPrefix(key, "AWS_") {
+			// awsenv.ForContainer: a variable naming a file names its
+			// copy among the service's secrets; the others pass.
+			if !strings.HasPrefix(v, "${") {
+				assert.True(t, strings.HasPrefix(v, c.CopyIn.Dir+"/aws-"), "%s names a copy among the secrets in %s, not %s", key, c.CopyIn.Dir, v)
+				continue
+			}
+			assert.Equal(t, "${"+key+":-}", v, "a passed-through variable is the operator's, unset by default")
+			continue
+		}
 		passed := slices.ContainsFunc(c.Pass, func(p string) bool {
 			return strings.HasPrefix(key+"=", p)
 		})
 		assert.True(t, passed, "%s is neither a setting of the table's %s nor passed through by it", key, c.Service)
 		assert.Equal(t, "${"+key+":-}", v, "a passed-through variable is the operator's, unset by default")
+	}
+	if c.AWS {
+		for _, key := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"} {
+			assert.Contains(t, s.Environment, key, "the operator's AWS settings pass")
+		}
 	}
 	for _, p := range c.Pass {
 		assert.True(t, slices.ContainsFunc(slices.Collect(maps.Keys(s.Environment)), func(k string) bool { return strings.HasPrefix(k+"=", p) }), "compose passes some %s*", p)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/data/awsenv"
 	"github.com/sandox/sandox/services/docker"
 )
 
@@ -39,6 +40,11 @@ type controlPlaneContainer struct {
 	Hardened    bool
 	// Publish maps container ports ("4222/tcp") to ports on 127.0.0.1.
 	Publish map[string]string
+	// AWS gives it the operator's AWS settings (awsenv.ForContainer: the
+	// AWS_* variables, the shared files copied in with its secrets), and
+	// the label awsLabel with their digest, so that new settings recreate
+	// it.
+	AWS bool
 	// CopyIn are the secrets copied into it between create and start.
 	// Compose cannot copy: it binds the same files read-only instead.
 	CopyIn secretDir
@@ -75,6 +81,9 @@ type secret struct {
 	Role     auth.Role
 	// Neo4jPassword: the groups' neo4j password.
 	Neo4jPassword bool
+	// AWS: copies of the operator's shared AWS files (with their own
+	// names, which the container's AWS_* variables name).
+	AWS bool
 }
 
 // controlPlaneNetwork is a network of the control plane with its
@@ -172,12 +181,15 @@ func controlPlane(s upSettings) []controlPlaneContainer {
 				{Key: "SANDOX_POPULATE_DIR", Value: populateDir},
 			},
 			Pass: []string{"SANDOX_EMBED_", "SANDOX_POPULATE_ALLOW="},
+			// The AWS credentials of s3:// sources, for this service only.
+			AWS: true,
 			// Local population sources (the demo's data set among them).
 			Binds:    []string{populateDir + ":" + populateDir + ":ro"},
 			Hardened: true,
 			CopyIn: secretDir{Dir: dataCredsDir, UID: 10002, Files: []secret{
 				{Name: "nats.creds", Identity: "data", Role: auth.RoleData},
 				{Name: "neo4j-password", Neo4jPassword: true},
+				{AWS: true},
 			}},
 		},
 		{
@@ -216,9 +228,9 @@ func (c controlPlaneContainer) environ(environ []string) []string {
 }
 
 // spec is the container's Docker spec, labelled with the authority's
-// account key.
-func (c controlPlaneContainer) spec(authority string) docker.ContainerSpec {
-	return docker.ContainerSpec{
+// account key, with aws when the row takes the operator's AWS settings.
+func (c controlPlaneContainer) spec(authority string, aws awsenv.Settings) docker.ContainerSpec {
+	s := docker.ContainerSpec{
 		Name:                 c.Name,
 		Image:                build.ControlImage,
 		Cmd:                  c.Cmd,
@@ -234,12 +246,18 @@ func (c controlPlaneContainer) spec(authority string) docker.ContainerSpec {
 		PublishLocal:         c.Publish,
 		RestartUnlessStopped: true,
 	}
+	if c.AWS {
+		s.Env = append(s.Env, aws.Env...)
+		s.Labels[awsLabel] = aws.Digest
+	}
+	return s
 }
 
 // secretSources are what the secrets of a secretDir are made from.
 type secretSources struct {
 	authority     *auth.Authority
 	neo4jPassword []byte
+	aws           awsenv.Settings
 }
 
 // files makes the directory's files.
@@ -257,6 +275,10 @@ func (d secretDir) files(src secretSources) (map[string][]byte, error) {
 			}
 		case s.Neo4jPassword:
 			out[s.Name] = src.neo4jPassword
+		case s.AWS:
+			for name, data := range src.aws.Files {
+				out[name] = data
+			}
 		case s.Role != "":
 			data, err := mintFile(src.authority, s.Identity, s.Role)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/data/awsenv"
 )
 
 // TestControlPlaneEnviron checks that a container gets its settings and,
@@ -27,12 +28,26 @@ func TestControlPlaneEnviron(t *testing.T) {
 	assert.NotContains(t, orch, "SANDOX_SEARCH_PROVIDER=brave", "the orchestrator passes no operator variable")
 	assert.Empty(t, byName["nats"].environ(operator))
 
-	spec := byName["orchestrator"].spec("AKEY")
+	spec := byName["orchestrator"].spec("AKEY", awsenv.Settings{})
 	assert.Equal(t, networkName, spec.Network, "the first network is joined at create")
 	assert.Equal(t, map[string]string{controlPlaneRole: "orchestrator", authorityLabel: "AKEY"}, spec.Labels)
 	assert.True(t, spec.RestartUnlessStopped)
 	assert.False(t, spec.Hardened, "the orchestrator attaches loop devices")
-	assert.True(t, byName["nats"].spec("AKEY").Hardened)
+	assert.True(t, byName["nats"].spec("AKEY", awsenv.Settings{}).Hardened)
+
+	// The operator's AWS settings go to the data service only, with their
+	// digest as a label.
+	aws := awsenv.Settings{Env: []string{"AWS_REGION=eu-west-3"}, Digest: "d1"}
+	for name, c := range byName {
+		spec := c.spec("AKEY", aws)
+		if name == "data" {
+			assert.Contains(t, spec.Env, "AWS_REGION=eu-west-3")
+			assert.Equal(t, "d1", spec.Labels[awsLabel])
+			continue
+		}
+		assert.NotContains(t, spec.Env, "AWS_REGION=eu-west-3", name)
+		assert.NotContains(t, spec.Labels, awsLabel, name)
+	}
 }
 
 // TestControlPlaneSecrets checks the files copied into each container:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/data/awsenv"
 	"github.com/sandox/sandox/services/docker"
 )
 
@@ -86,7 +87,7 @@ func join(ctx context.Context, d *docker.Client, o joinOptions) error {
 			continue
 		}
 		c = c.joined(o)
-		if err := ensureRunning(ctx, d, c.spec(""), func(id string) error {
+		if err := ensureRunning(ctx, d, c.spec("", awsenv.Settings{}), func(id string) error {
 			return d.CopyDir(ctx, id, c.CopyIn.Dir, c.CopyIn.UID, map[string][]byte{"nats.creds": data})
 		}); err != nil {
 			return err

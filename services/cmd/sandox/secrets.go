@@ -11,7 +11,8 @@ import (
 // secrets writes, for Compose, the files `sandox up` copies into each
 // control-plane container: one directory per service (nats, orchestrator,
 // data, search) under -o, owned by the uid the service runs as, its files
-// readable by that uid only, as compose.yaml binds them. It makes the
+// readable by that uid only, as compose.yaml binds them (the data
+// service's with copies of the operator's shared AWS files). It makes the
 // authority, the client credentials and the neo4j password as `sandox up`
 // does when they do not exist yet.
 func secrets(args []string) error {
@@ -34,7 +35,11 @@ func secrets(args []string) error {
 	if err := os.MkdirAll(populateDir, 0o755); err != nil {
 		return err
 	}
-	if err := writeSecretDirs(*out, controlPlane(upSettings{}), secretSources{authority: ids.authority, neo4jPassword: pw}); err != nil {
+	aws, err := dataAWS()
+	if err != nil {
+		return err
+	}
+	if err := writeSecretDirs(*out, controlPlane(upSettings{}), secretSources{authority: ids.authority, neo4jPassword: pw, aws: aws}); err != nil {
 		return err
 	}
 	fmt.Printf("control-plane secrets written to %s\n", *out)

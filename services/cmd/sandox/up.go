@@ -82,6 +82,10 @@ func up(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(populateDir, 0o755); err != nil {
 		return err
 	}
+	aws, err := dataAWS()
+	if err != nil {
+		return err
+	}
 
 	images, err := buildImages(ctx, d, *root)
 	if err != nil {
@@ -96,7 +100,7 @@ func up(ctx context.Context, args []string) error {
 	// Sandboxes whose egress is open go on bridges that the orchestrator
 	// makes when the first needs one (sandox-egress, sandox-egress-1, …),
 	// on subnets of its own address pool (docs/security.md).
-	src := secretSources{authority: ids.authority, neo4jPassword: neo4jPassword}
+	src := secretSources{authority: ids.authority, neo4jPassword: neo4jPassword, aws: aws}
 	authority := ids.authority.AccountKey()
 	var nc *nats.Conn
 	defer func() {
@@ -105,7 +109,7 @@ func up(ctx context.Context, args []string) error {
 		}
 	}()
 	for _, c := range controlPlane(upSettings{Neo4jImage: neo4jImage, QdrantImage: qdrant.Ref, QdrantDataDir: qdrant.DataDir, Pool: *pool}) {
-		if err := ensureRunning(ctx, d, c.spec(authority), func(id string) error {
+		if err := ensureRunning(ctx, d, c.spec(authority, aws), func(id string) error {
 			for _, n := range c.Networks[1:] {
 				if err := d.ConnectNetwork(ctx, n, id); err != nil {
 					return err
