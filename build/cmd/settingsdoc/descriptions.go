@@ -110,7 +110,8 @@ var envDocs = map[string]envDoc{
 	"NO_PROXY":    {"tools", "Hosts the web tools' browser reaches without its proxy (`no_proxy` too)."},
 	"no_proxy":    {"tools", "See `NO_PROXY`."},
 
-	"SANDOX_MCP_TOKEN": {"cli", "Bearer token of `sandox mcp --http`; when set, it takes precedence over `-token-file` (docs/mcp.md)."},
+	"SANDOX_MCP_TOKEN":       {"cli", "Bearer token of `sandox mcp --http`; when set, it takes precedence over `-token-file` (docs/mcp.md)."},
+	"SANDOX_DASHBOARD_TOKEN": {"cli", "Token of `sandox dashboard`: required on a non-loopback address, optional on loopback; when set, it takes precedence over `-token-file` and `~/.config/sandox/dashboard.token` (docs/dashboard.md)."},
 
 	"XDG_CONFIG_HOME": {"client", "The Python SDK's configuration directory is `$XDG_CONFIG_HOME/sandox` (Go's `os.UserConfigDir`, which the Go SDK uses, reads it too)."},
 	"AppData":         {"client", "On Windows, the Python SDK's configuration directory is under it."},
