@@ -146,6 +146,17 @@ func controlPlane(s upSettings) []controlPlaneContainer {
 				{Key: "SANDOX_SYSTEM", Value: upSystem},
 				{Key: "SANDOX_POOL_SIZE", Value: strconv.Itoa(s.Pool), Variable: true},
 			},
+			// The worker's tuning, as the operator sets it (docs/settings.md):
+			// none of it changes where things are, only how the worker
+			// behaves; what up and down depend on (networks, directories,
+			// the sandboxes' NATS URL) stays fixed above.
+			Pass: []string{
+				"SANDOX_RUNTIME=", "SANDOX_SANDBOX_IMAGE=", "SANDOX_CONCURRENCY=", "SANDOX_READY_TIMEOUT=",
+				"SANDOX_RESTART_GRACE=", "SANDOX_BUS_WAIT=", "SANDOX_HOST_HEARTBEAT=", "SANDOX_HOST_LOST_AFTER=",
+				"SANDOX_REPLICAS=", "SANDOX_EVENTS_MAX_AGE=", "SANDOX_EVENTS_MAX_BYTES=", "SANDOX_IMAGE_GC_INTERVAL=",
+				"SANDOX_IMAGE_GC_MAX_AGE=", "SANDOX_IMAGE_GC_KEEP=", "SANDOX_POOL_IDLE=", "SANDOX_EGRESS_SHARD_CAPACITY=",
+				"SANDOX_EGRESS_POOL=", "SANDOX_EGRESS_POOL_SIZE=",
+			},
 			// The orchestrator drives the engine; sandboxes never get the
 			// socket. It attaches the loop devices of disk limits:
 			// CAP_SYS_ADMIN for the loop ioctls, CAP_MKNOD and the loop
