@@ -191,7 +191,7 @@ func controlPlane(s upSettings) []controlPlaneContainer {
 				{Key: "SANDOX_NEO4J_PASSWORD_FILE", Value: dataPasswordFile},
 				{Key: "SANDOX_POPULATE_DIR", Value: populateDir},
 			},
-			Pass: []string{"SANDOX_EMBED_", "SANDOX_POPULATE_ALLOW="},
+			Pass: []string{"SANDOX_EMBED_", "SANDOX_POPULATE_ALLOW=", "SANDOX_NEO4J_ADDR=", "SANDOX_QDRANT_ADDR="},
 			// The AWS credentials of s3:// sources, for this service only.
 			AWS: true,
 			// Local population sources (the demo's data set among them).
@@ -214,7 +214,8 @@ func controlPlane(s upSettings) []controlPlaneContainer {
 			},
 			// The search providers' keys and endpoints go to the control
 			// plane only, never to a sandbox.
-			Pass:     []string{"SANDOX_SEARCH_"},
+			// The providers' calls honour an HTTP proxy.
+			Pass:     []string{"SANDOX_SEARCH_", "HTTPS_PROXY=", "HTTP_PROXY=", "NO_PROXY=", "https_proxy=", "http_proxy=", "no_proxy="},
 			Hardened: true,
 			CopyIn:   secretDir{Dir: searchCredsDir, UID: 10002, Files: []secret{{Name: "nats.creds", Identity: "search", Role: auth.RoleSearch}}},
 		},
