@@ -44,8 +44,16 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, spec.DatabaseAccess.Validate(), checkPoolSpec(spec.Pool))
+	if spec.Egress != nil {
+		_, err := w.resolveEgress(spec.Egress, nil)
+		errs = append(errs, err)
+	}
 	seen := map[string]bool{}
 	for _, sb := range spec.Sandboxes {
+		if sb.Egress != nil {
+			_, err := w.resolveEgress(spec.Egress, sb.Egress)
+			errs = append(errs, err)
+		}
 		if sb.Databases != nil {
 			errs = append(errs, sb.Databases.Validate())
 		}
