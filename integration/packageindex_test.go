@@ -5,11 +5,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -146,9 +151,9 @@ func recipeEgress(t *testing.T, section string, index *url.URL) schemas.Egress {
 // that the sandbox's allowlist proxy reaches, gives a group the recipe's
 // egress (the example host replaced by the server's), and runs the
 // recipe's batch verbatim: uv_add installs from the index, uv_run and pip
-// import the package. The same index with only PyPI's hosts allowed fails
-// with the proxy's 403, an index under none is refused at create, and
-// none without an index cannot reach PyPI.
+// import the package. The recipe's allowlist as written (the example host,
+// not the server) gets the proxy's 403, which uv reports; an index under
+// none is refused at create; none without an index cannot reach PyPI.
 func TestPackageIndexRecipe(t *testing.T) {
 	u, err := url.Parse(env.url)
 	require.NoError(t, err)
@@ -162,6 +167,10 @@ func TestPackageIndexRecipe(t *testing.T) {
 	require.Equal(t, index.URL, egress.PackageIndex, "the recipe's package_index, on the test's server")
 	payloads := docPayloads(t, section)
 	require.Len(t, payloads, 1, "the recipe shows one batch")
+
+	t.Run("the SDK snippets set the same policy", func(t *testing.T) {
+		checkRecipeSnippets(t, section)
+	})
 
 	group := newGroup(t, sdk.GroupConfig{ID: "it-pkgindex", ComputeResources: schemas.ComputeResources{Memory: "512MiB"}, Egress: &egress})
 
@@ -187,9 +196,11 @@ func TestPackageIndexRecipe(t *testing.T) {
 	})
 
 	t.Run("an index not on the allowlist gets the proxy's 403", func(t *testing.T) {
-		pypiOnly := egress
-		pypiOnly.Allow = []string{"pypi.org", "files.pythonhosted.org"}
-		sb := startSandbox(t, group, "it-pkgindex-unlisted", sdk.SandboxOptions{Egress: &pypiOnly})
+		// The recipe's allowlist as written, naming the example host, not
+		// the test's server: nothing goes out of this machine.
+		unlisted := egress
+		unlisted.Allow = []string{recipeHost}
+		sb := startSandbox(t, group, "it-pkgindex-unlisted", sdk.SandboxOptions{Egress: &unlisted})
 		before := len(index.served())
 		obs := send(t, sb, `{
 			"terminal_tools.uv_init": {"args": {"path": "app"}},
@@ -197,13 +208,14 @@ func TestPackageIndexRecipe(t *testing.T) {
 			"terminal_tools.run": {"args": {"command": "python3 -m venv venv && venv/bin/pip install --retries 0 requests", "timeout_seconds": 120}}
 		}`)
 		for _, o := range obs[1:] {
-			out := o.Stdout + o.Stderr
-			require.NotNil(t, o.ExitCode, "%s: %q", o.Tool, out)
-			assert.NotEqual(t, 0, *o.ExitCode, "%s: %q", o.Tool, out)
-			assert.Contains(t, out, "403", "%s: %q", o.Tool, out)
+			require.NotNil(t, o.ExitCode, "%s: %q", o.Tool, o.Stdout)
+			assert.NotEqual(t, 0, *o.ExitCode, "%s: %q", o.Tool, o.Stdout)
 		}
-		assert.Contains(t, obs[1].Stdout+obs[1].Stderr, "403 Forbidden")
-		assert.Contains(t, obs[2].Stdout+obs[2].Stderr, "403 Client Error: Forbidden")
+		assert.Contains(t, obs[1].Stdout, "An index ("+index.URL+") returned a 403 Forbidden error")
+		assert.Contains(t, obs[2].Stdout, "No matching distribution found for requests")
+		fetched := fetch(t, sb, index.URL+"/requests/")
+		assert.Equal(t, http.StatusForbidden, fetched.Status)
+		assert.Contains(t, fetched.Body, "not on the sandbox's egress allowlist")
 		assert.Equal(t, before, len(index.served()), "the proxy let a request through to the index")
 	})
 
@@ -227,4 +239,82 @@ func TestPackageIndexRecipe(t *testing.T) {
 		assert.Contains(t, out, "https://pypi.org/simple/requests/")
 		assert.Contains(t, out, "dns error")
 	})
+}
+
+// checkRecipeSnippets holds the recipe's Go and Python snippets to its
+// JSON policy (before the test's replacements): the Go snippet's
+// schemas.Egress literal sets fields schemas.Egress has, to the JSON's
+// values, and the Python snippet's dict has the JSON's keys and values.
+func checkRecipeSnippets(t *testing.T, section string) {
+	t.Helper()
+	var (
+		want         schemas.Egress
+		goSrc, pySrc string
+	)
+	for _, b := range docBlocks(t, section) {
+		switch b.lang {
+		case "json":
+			var e schemas.Egress
+			dec := json.NewDecoder(strings.NewReader(b.text))
+			dec.DisallowUnknownFields()
+			if dec.Decode(&e) == nil && e.PackageIndex != "" {
+				want = e
+			}
+		case "go":
+			goSrc = b.text
+		case "python":
+			pySrc = b.text
+		}
+	}
+	require.NotEmpty(t, want.PackageIndex, "the recipe's JSON policy")
+	require.NotEmpty(t, goSrc, "the recipe's Go snippet")
+	require.NotEmpty(t, pySrc, "the recipe's Python snippet")
+
+	f, err := parser.ParseFile(token.NewFileSet(), "recipe.go", "package recipe\nfunc _() {\n"+goSrc+"}\n", 0)
+	require.NoError(t, err, "the Go snippet does not parse")
+	var got *schemas.Egress
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		if sel, ok := lit.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Egress" {
+			return true
+		}
+		got = &schemas.Egress{}
+		for _, elt := range lit.Elts {
+			kv := elt.(*ast.KeyValueExpr)
+			key := kv.Key.(*ast.Ident).Name
+			field := reflect.ValueOf(got).Elem().FieldByName(key)
+			require.True(t, field.IsValid(), "the Go snippet sets %s, which schemas.Egress lacks", key)
+			switch v := kv.Value.(type) {
+			case *ast.BasicLit:
+				s, err := strconv.Unquote(v.Value)
+				require.NoError(t, err)
+				field.SetString(s)
+			case *ast.SelectorExpr: // schemas.EgressAllowlist
+				policies := map[string]schemas.EgressPolicy{"EgressNone": schemas.EgressNone, "EgressAllowlist": schemas.EgressAllowlist, "EgressOpen": schemas.EgressOpen}
+				require.Contains(t, policies, v.Sel.Name)
+				field.SetString(string(policies[v.Sel.Name]))
+			case *ast.CompositeLit: // []string{…}
+				var list []string
+				for _, e := range v.Elts {
+					s, err := strconv.Unquote(e.(*ast.BasicLit).Value)
+					require.NoError(t, err)
+					list = append(list, s)
+				}
+				field.Set(reflect.ValueOf(list))
+			}
+		}
+		return false
+	})
+	require.NotNil(t, got, "no schemas.Egress literal in the Go snippet")
+	assert.Equal(t, want, *got, "the Go snippet's policy")
+
+	for _, kv := range [][2]string{{"policy", string(want.Policy)}, {"package_index", want.PackageIndex}} {
+		assert.Contains(t, pySrc, fmt.Sprintf("%q: %q", kv[0], kv[1]), "the Python snippet's policy")
+	}
+	allow, err := json.Marshal(want.Allow)
+	require.NoError(t, err)
+	assert.Contains(t, strings.ReplaceAll(pySrc, " ", ""), `"allow":`+string(allow), "the Python snippet's allowlist")
 }
