@@ -45,14 +45,12 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 	}
 	errs = append(errs, spec.DatabaseAccess.Validate(), checkPoolSpec(spec.Pool))
 	if spec.Egress != nil {
-		_, err := w.resolveEgress(spec.Egress, nil)
-		errs = append(errs, err)
+		errs = append(errs, checkEgress(*spec.Egress))
 	}
 	seen := map[string]bool{}
 	for _, sb := range spec.Sandboxes {
 		if sb.Egress != nil {
-			_, err := w.resolveEgress(spec.Egress, sb.Egress)
-			errs = append(errs, err)
+			errs = append(errs, checkEgress(*sb.Egress))
 		}
 		if sb.Databases != nil {
 			errs = append(errs, sb.Databases.Validate())
