@@ -173,13 +173,23 @@ func TestPackageIndexRecipe(t *testing.T) {
 	})
 
 	group := newGroup(t, sdk.GroupConfig{ID: "it-pkgindex", ComputeResources: schemas.ComputeResources{Memory: "512MiB"}, Egress: &egress})
+	// The sandboxes start together, before any batch, so that their
+	// images are made from the same sandbox image. The recipe's allowlist
+	// as written names the example host, not the test's server: nothing
+	// goes out of this machine.
+	unlisted := egress
+	unlisted.Allow = []string{recipeHost}
+	listed := startSandbox(t, group, "it-pkgindex-allow", sdk.SandboxOptions{})
+	notListed := startSandbox(t, group, "it-pkgindex-unlisted", sdk.SandboxOptions{Egress: &unlisted})
+	noNetwork := startSandbox(t, group, "it-pkgindex-none", sdk.SandboxOptions{Egress: &schemas.Egress{Policy: schemas.EgressNone}})
+	requireIndexEnv(t, listed, index.URL)
+	requireIndexEnv(t, notListed, index.URL)
 
 	t.Run("the recipe installs and imports the package", func(t *testing.T) {
-		sb := startSandbox(t, group, "it-pkgindex-allow", sdk.SandboxOptions{})
-		st := sb.Status()
+		st := listed.Status()
 		require.NotNil(t, st.Egress)
 		assert.Equal(t, index.URL, st.Egress.PackageIndex, "the index is recorded in the sandbox's status")
-		obs, err := sb.SendActionsJSON(t.Context(), []byte(payloads[0].json))
+		obs, err := listed.SendActionsJSON(t.Context(), []byte(payloads[0].json))
 		require.NoError(t, err, "%s: %s", payloads[0].where, payloads[0].json)
 		require.Len(t, obs, 4)
 		for _, o := range obs {
@@ -196,13 +206,8 @@ func TestPackageIndexRecipe(t *testing.T) {
 	})
 
 	t.Run("an index not on the allowlist gets the proxy's 403", func(t *testing.T) {
-		// The recipe's allowlist as written, naming the example host, not
-		// the test's server: nothing goes out of this machine.
-		unlisted := egress
-		unlisted.Allow = []string{recipeHost}
-		sb := startSandbox(t, group, "it-pkgindex-unlisted", sdk.SandboxOptions{Egress: &unlisted})
 		before := len(index.served())
-		obs := send(t, sb, `{
+		obs := send(t, notListed, `{
 			"terminal_tools.uv_init": {"args": {"path": "app"}},
 			"terminal_tools.uv_add": {"args": {"packages": ["requests"], "path": "app"}},
 			"terminal_tools.run": {"args": {"command": "python3 -m venv venv && venv/bin/pip install --retries 0 requests", "timeout_seconds": 120}}
@@ -213,7 +218,7 @@ func TestPackageIndexRecipe(t *testing.T) {
 		}
 		assert.Contains(t, obs[1].Stdout, "An index ("+index.URL+") returned a 403 Forbidden error")
 		assert.Contains(t, obs[2].Stdout, "No matching distribution found for requests")
-		fetched := fetch(t, sb, index.URL+"/requests/")
+		fetched := fetch(t, notListed, index.URL+"/requests/")
 		assert.Equal(t, http.StatusForbidden, fetched.Status)
 		assert.Contains(t, fetched.Body, "not on the sandbox's egress allowlist")
 		assert.Equal(t, before, len(index.served()), "the proxy let a request through to the index")
@@ -228,8 +233,7 @@ func TestPackageIndexRecipe(t *testing.T) {
 	})
 
 	t.Run("none cannot reach PyPI", func(t *testing.T) {
-		sb := startSandbox(t, group, "it-pkgindex-none", sdk.SandboxOptions{Egress: &schemas.Egress{Policy: schemas.EgressNone}})
-		obs := send(t, sb, `{
+		obs := send(t, noNetwork, `{
 			"terminal_tools.uv_init": {"args": {"path": "app"}},
 			"terminal_tools.uv_add": {"args": {"packages": ["requests"], "path": "app"}}
 		}`)
@@ -239,6 +243,15 @@ func TestPackageIndexRecipe(t *testing.T) {
 		assert.Contains(t, out, "https://pypi.org/simple/requests/")
 		assert.Contains(t, out, "dns error")
 	})
+}
+
+// requireIndexEnv fails unless sb's terminal sessions point uv and pip at
+// index, as the executor does from SANDOX_PACKAGE_INDEX.
+func requireIndexEnv(t *testing.T, sb *sdk.Sandbox, index string) {
+	t.Helper()
+	obs := send(t, sb, `{"terminal_tools.run": {"args": {"command": "echo \"$UV_DEFAULT_INDEX $PIP_INDEX_URL\""}}}`)
+	mustOK(t, obs[0])
+	require.Equal(t, index+" "+index+"\n", obs[0].Stdout, "the sessions of %s have no package index: is its image's executor older than SANDOX_PACKAGE_INDEX?", sb.ID())
 }
 
 // checkRecipeSnippets holds the recipe's Go and Python snippets to its
