@@ -98,7 +98,7 @@ var envDocs = map[string]envDoc{
 	"SANDOX_WORKSPACE":     {"executor", "Working directory of terminal sessions, and the directory whose disk the executor watches; default `/workspace`."},
 	"SANDOX_DISK_BYTES":    {"executor", "The workspace's disk limit in bytes (0: none), from the sandbox's resources; with one, the executor reports a full disk in `limits_hit` and measures use with `statfs` instead of walking the workspace."},
 	"SANDOX_CGROUP_ROOT":   {"executor", "Where the executor reads its cgroup's `oom_kill` and `pids.events` counters (v1 or v2 layout); default `/sys/fs/cgroup`. The orchestrator does not set it."},
-	"SANDOX_UV_INDEX":      {"executor", "Package source for `uv`: an `http(s)://` URL becomes `UV_DEFAULT_INDEX`, anything else a wheel directory used offline (`UV_FIND_LINKS`, `UV_OFFLINE=1`). The orchestrator does not set it."},
+	"SANDOX_PACKAGE_INDEX": {"executor", "Package source for `uv` and `pip`, from the sandbox's egress policy (`package_index`, docs/security.md): an `http(s)://` URL becomes `UV_DEFAULT_INDEX` and `PIP_INDEX_URL` (`PIP_TRUSTED_HOST` too for `http`), anything else a wheel directory used offline (`UV_FIND_LINKS`, `UV_OFFLINE=1`, `PIP_FIND_LINKS`, `PIP_NO_INDEX=1`)."},
 	"SANDOX_DEBUG":         {"executor", "Any value turns on debug logging. The orchestrator does not set it."},
 	"SANDOX_POOLED":        {"executor", "Set on a warm pool's sandboxes: the executor waits to be claimed (docs/pools.md)."},
 	"GOMAXPROCS":           {"tools", "The executor runs with one P unless this is set."},
