@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -64,30 +62,12 @@ func serveDashboard(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("dashboard: %w", err)
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		srv.Run(ctx)
-	}()
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shut)
-	}()
 	page := "http://" + ln.Addr().String() + "/"
 	if token != "" {
 		page += "?token=" + token
 	}
 	fmt.Fprintf(os.Stderr, "sandox dashboard of %s at %s (Ctrl-C stops it)\n", *url, page)
-	err = hs.Serve(ln)
-	<-done
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
+	return srv.Serve(ctx, ln)
 }
 
 // dashboardIdentity returns how the dashboard authenticates to NATS, and
