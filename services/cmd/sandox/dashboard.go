@@ -87,6 +87,9 @@ func serveDashboard(ctx context.Context, args []string) error {
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
+		if *addr == defaultDashboardAddr {
+			return fmt.Errorf("dashboard: %w (`sandox up`'s dashboard is published there: open the address it printed, or give -addr)", err)
+		}
 		return fmt.Errorf("dashboard: %w", err)
 	}
 	page := "http://" + ln.Addr().String() + "/"
