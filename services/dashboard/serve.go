@@ -18,6 +18,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.opts.Token == "" && !loopback(ln.Addr().String()) {
 		return errors.Join(fmt.Errorf("dashboard on %s: an address that is not loopback wants a token", ln.Addr()), ln.Close())
 	}
+	// The feed and the shutdown end with ctx, or when serving fails.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	done := make(chan struct{})
@@ -38,6 +41,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		<-stopped
 		err = nil
 	}
+	cancel()
 	<-done
 	return err
 }

@@ -57,3 +57,22 @@ func TestServeWantsTokenOffLoopback(t *testing.T) {
 	err = dash.ListenAndServe(t.Context(), "0.0.0.0:0")
 	require.ErrorContains(t, err, "wants a token")
 }
+
+// TestServeFails checks that Serve returns, its feed stopped, when its
+// listener fails, though its context goes on.
+func TestServeFails(t *testing.T) {
+	s := startSystem(t, Options{})
+	dash, err := New(s.nc, Options{})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	require.NoError(t, ln.Close())
+	served := make(chan error, 1)
+	go func() { served <- dash.Serve(t.Context(), ln) }()
+	select {
+	case err := <-served:
+		require.Error(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return when its listener failed")
+	}
+}
