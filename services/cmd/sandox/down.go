@@ -39,9 +39,8 @@ func down(ctx context.Context, args []string) error {
 	}
 	// The control plane's containers, NATS last (the table's order
 	// reversed).
-	table := controlPlane(upSettings{})
-	for i := range slices.Backward(table) {
-		errs = append(errs, d.Remove(ctx, table[i].Name))
+	for _, c := range slices.Backward(controlPlane(upSettings{})) {
+		errs = append(errs, d.Remove(ctx, c.Name))
 	}
 	// Sandboxes of this system whose group could not be ended (no
 	// orchestrator answered); another system's (a test run's) stay.
