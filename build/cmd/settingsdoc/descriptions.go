@@ -24,6 +24,7 @@ var commandDocs = []commandDoc{
 	{"services/natsd/cmd/sandox-nats", "sandox-nats", "The NATS server with JetStream, in operator mode. `sandox up` runs it in the container `sandox-nats`."},
 	{"services/data/cmd/sandox-data", "sandox-data", "The data service: answers sandboxes' database requests and populations with the clients and secrets only it holds (docs/databases.md). `sandox up` runs it in the container `sandox-data`. It has no flags; its settings are environment variables."},
 	{"services/search/cmd/sandox-search", "sandox-search", "The web search service, holding the operator's provider keys (docs/tools/web_tools.md). `sandox up` runs it in the container `sandox-search`. It has no flags; its settings are environment variables."},
+	{"services/dashboard/cmd/sandox-dashboard", "sandox-dashboard", "The web dashboard (docs/dashboard.md) as a service, what `sandox dashboard` serves: `sandox up` runs it in the container `sandox-dashboard`, published on `127.0.0.1:8089`. Each flag's default comes from its variable."},
 	{"executor/cmd/sandox-executor", "sandox-executor", "The entrypoint of every sandbox. It has no flags."},
 	{"build/cmd/sandox-bench", "sandox-bench", "The benchmark against a running system (`bash build/scripts/bench.sh`, docs/benchmarks.md)."},
 	{"build/cmd/settingsdoc", "settingsdoc", "Writes this page (`go tool task settings`)."},
@@ -48,7 +49,7 @@ var components = []component{
 	{Key: "data", Title: "sandox-data", Dir: "services/data/cmd/sandox-data", Intro: "The data service's settings, besides the NATS connection."},
 	{Key: "search", Title: "sandox-search", Dir: "services/search/cmd/sandox-search", Intro: "The search service's settings (`services/search/config.go`), besides the NATS connection. Each key may instead come from a file named by the variable with `_FILE` appended (a mounted secret)."},
 	{Key: "executor", Title: "sandox-executor", Dir: "executor/cmd/sandox-executor", Intro: "The executor's environment in every sandbox, one typed contract (`schemas.ExecutorEnv`): the orchestrator fills it in, the executor reads it back. Users set these through the orchestrator's flags and the group and sandbox specs, never directly."},
-	{Key: "nats", Title: "NATS connection", Intro: "Read by the clients (the Python SDK, the Go SDK and through it the `sandox` CLI), by the control-plane services `sandox-data` and `sandox-search`, and by the executor."},
+	{Key: "nats", Title: "NATS connection", Intro: "Read by the clients (the Python SDK, the Go SDK and through it the `sandox` CLI), by the control-plane services `sandox-data`, `sandox-search` and `sandox-dashboard`, and by the executor."},
 	{Key: "client", Title: "Clients", Intro: "Read by the SDKs to find their configuration directory (`~/.config/sandox`)."},
 	{Key: "tools", Title: "Tools in a sandbox", Intro: "Read inside a sandbox by the executor and its tools."},
 	{Key: "scripts", Title: "Scripts", Intro: "Variables the scripts under `build/scripts` honour, with their defaults there."},
@@ -111,7 +112,7 @@ var envDocs = map[string]envDoc{
 	"no_proxy":    {"tools", "See `NO_PROXY`."},
 
 	"SANDOX_MCP_TOKEN":       {"cli", "Bearer token of `sandox mcp --http`; when set, it takes precedence over `-token-file` (docs/mcp.md)."},
-	"SANDOX_DASHBOARD_TOKEN": {"cli", "Token of `sandox dashboard`: required on a non-loopback address, optional on loopback; when set, it takes precedence over `-token-file` and `~/.config/sandox/dashboard.token` (docs/dashboard.md)."},
+	"SANDOX_DASHBOARD_TOKEN": {"cli", "Token of `sandox dashboard` and of `sandox-dashboard`: required on a non-loopback address, optional on loopback; when set, it takes precedence over `-token-file` and `~/.config/sandox/dashboard.token` (docs/dashboard.md)."},
 
 	"XDG_CONFIG_HOME": {"client", "The Python SDK's configuration directory is `$XDG_CONFIG_HOME/sandox` (Go's `os.UserConfigDir`, which the Go SDK uses, reads it too)."},
 	"AppData":         {"client", "On Windows, the Python SDK's configuration directory is under it."},

@@ -311,7 +311,7 @@ func TestComposeClusterMatchesTable(t *testing.T) {
 		})
 	}
 	assert.Equal(t, 3, nodes, "NATS nodes")
-	for _, name := range []string{"orchestrator-a", "orchestrator-b", "data", "search"} {
+	for _, name := range []string{"orchestrator-a", "orchestrator-b", "data", "search", "dashboard"} {
 		assert.Contains(t, f.Services, name)
 	}
 }

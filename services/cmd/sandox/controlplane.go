@@ -84,6 +84,9 @@ type secret struct {
 	// AWS: copies of the operator's shared AWS files (with their own
 	// names, which the container's AWS_* variables name).
 	AWS bool
+	// DashboardToken: the token the dashboard's pages want
+	// (~/.config/sandox/dashboard.token, made once).
+	DashboardToken bool
 }
 
 // controlPlaneNetwork is a network of the control plane with its
@@ -219,6 +222,31 @@ func controlPlane(s upSettings) []controlPlaneContainer {
 			Hardened: true,
 			CopyIn:   secretDir{Dir: searchCredsDir, UID: 10002, Files: []secret{{Name: "nats.creds", Identity: "search", Role: auth.RoleSearch}}},
 		},
+		{
+			Service: "dashboard", Name: dashboardContainer, Role: "dashboard",
+			Cmd:      []string{"sandox-dashboard"},
+			User:     "10002:10002",
+			Networks: []string{networkName},
+			Env: []setting{
+				{Key: "SANDOX_NATS_URL", Value: internalNATSURL},
+				{Key: "SANDOX_NATS_CREDS", Value: dashboardCredsFile},
+				{Key: "SANDOX_DASHBOARD_TOKEN_FILE", Value: dashboardTokenFile},
+			},
+			// Published on the host's loopback only; inside the container
+			// it listens on every address, so it wants the token.
+			Publish:  map[string]string{"8089/tcp": dashboardPort},
+			Hardened: true,
+			// The client role, as `sandox dashboard` mints by default:
+			// a sandbox's live use is a request (sandbox.<id>.stats) that
+			// audit may not send, so audit credentials would show
+			// everything but it. Client could also send commands; the
+			// dashboard's code sends none (its pages are GET only), and
+			// client can neither write the buckets nor take commands.
+			CopyIn: secretDir{Dir: dashboardCredsDir, UID: 10002, Files: []secret{
+				{Name: "nats.creds", Identity: "dashboard", Role: auth.RoleClient},
+				{Name: "token", DashboardToken: true},
+			}},
+		},
 	}
 }
 
@@ -270,6 +298,19 @@ type secretSources struct {
 	authority     *auth.Authority
 	neo4jPassword []byte
 	aws           awsenv.Settings
+	// dashboardToken is the dashboard's token, without a newline.
+	dashboardToken string
+}
+
+// wantsDashboardToken reports whether the directory holds the
+// dashboard's token.
+func (d secretDir) wantsDashboardToken() bool {
+	for _, s := range d.Files {
+		if s.DashboardToken {
+			return true
+		}
+	}
+	return false
 }
 
 // files makes the directory's files.
@@ -287,6 +328,11 @@ func (d secretDir) files(src secretSources) (map[string][]byte, error) {
 			}
 		case s.Neo4jPassword:
 			out[s.Name] = src.neo4jPassword
+		case s.DashboardToken:
+			if src.dashboardToken == "" {
+				return nil, fmt.Errorf("secret %q of %s: no dashboard token", s.Name, d.Dir)
+			}
+			out[s.Name] = []byte(src.dashboardToken + "\n")
 		case s.AWS:
 			for name, data := range src.aws.Files {
 				out[name] = data

@@ -35,6 +35,19 @@ func TestControlPlaneEnviron(t *testing.T) {
 	assert.False(t, spec.Hardened, "the orchestrator attaches loop devices")
 	assert.True(t, byName["nats"].spec("AKEY", awsenv.Settings{}).Hardened)
 
+	// The dashboard: hardened, on the control plane's network only,
+	// published on the host's loopback, its token from its secrets.
+	dash := byName["dashboard"].spec("AKEY", awsenv.Settings{})
+	assert.True(t, dash.Hardened)
+	assert.Equal(t, "10002:10002", dash.User)
+	assert.Equal(t, []string{networkName}, byName["dashboard"].Networks)
+	assert.Equal(t, map[string]string{"8089/tcp": "8089"}, dash.PublishLocal)
+	assert.Equal(t, []string{"SANDOX_NATS_URL=" + internalNATSURL, "SANDOX_NATS_CREDS=" + dashboardCredsFile,
+		"SANDOX_DASHBOARD_TOKEN_FILE=" + dashboardTokenFile}, byName["dashboard"].environ(operator))
+	assert.Equal(t, "http://127.0.0.1:8089/?token=abc", dashboardURL("abc"))
+	assert.NotEqual(t, tokenDigest("a"), tokenDigest("b"))
+	assert.NotContains(t, tokenDigest("abc"), "abc")
+
 	// The operator's AWS settings go to the data service only, with their
 	// digest as a label.
 	aws := awsenv.Settings{Env: []string{"AWS_REGION=eu-west-3"}, Digest: "d1"}
@@ -56,8 +69,8 @@ func TestControlPlaneEnviron(t *testing.T) {
 func TestControlPlaneSecrets(t *testing.T) {
 	a, err := auth.LoadOrCreateAuthority(t.TempDir())
 	require.NoError(t, err)
-	src := secretSources{authority: a, neo4jPassword: []byte("pw")}
-	roles := map[string]auth.Role{"orchestrator": auth.RoleControl, "data": auth.RoleData, "search": auth.RoleSearch}
+	src := secretSources{authority: a, neo4jPassword: []byte("pw"), dashboardToken: "tok"}
+	roles := map[string]auth.Role{"orchestrator": auth.RoleControl, "data": auth.RoleData, "search": auth.RoleSearch, "dashboard": auth.RoleClient}
 	for _, c := range controlPlane(upSettings{}) {
 		files, err := c.CopyIn.files(src)
 		require.NoError(t, err, c.Service)
@@ -73,6 +86,13 @@ func TestControlPlaneSecrets(t *testing.T) {
 		assert.True(t, auth.Current(creds, roles[c.Service]), "%s has the %s role", c.Service, roles[c.Service])
 		if c.Service == "data" {
 			assert.Equal(t, []byte("pw"), files["neo4j-password"])
+		}
+		assert.Equal(t, c.Service == "dashboard", c.CopyIn.wantsDashboardToken(), c.Service)
+		if c.Service == "dashboard" {
+			assert.Equal(t, []byte("tok\n"), files["token"])
+			assert.Equal(t, dashboardTokenFile, c.CopyIn.Dir+"/token", "the file SANDOX_DASHBOARD_TOKEN_FILE names")
+			_, err := c.CopyIn.files(secretSources{authority: a})
+			assert.ErrorContains(t, err, "no dashboard token")
 		}
 	}
 	_, err = secretDir{Dir: "/x", Files: []secret{{Name: "f"}}}.files(src)

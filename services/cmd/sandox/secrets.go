@@ -10,11 +10,11 @@ import (
 
 // secrets writes, for Compose, the files `sandox up` copies into each
 // control-plane container: one directory per service (nats, orchestrator,
-// data, search) under -o, owned by the uid the service runs as, its files
+// data, search, dashboard) under -o, owned by the uid the service runs as, its files
 // readable by that uid only, as compose.yaml binds them (the data
 // service's with copies of the operator's shared AWS files). It makes the
-// authority, the client credentials and the neo4j password as `sandox up`
-// does when they do not exist yet.
+// authority, the client credentials, the neo4j password and the
+// dashboard's token as `sandox up` does when they do not exist yet.
 func secrets(args []string) error {
 	fs := flag.NewFlagSet("secrets", flag.ContinueOnError)
 	out := fs.String("o", "/etc/sandox", "directory to write (compose.yaml's SANDOX_SECRETS_DIR)")
@@ -39,10 +39,15 @@ func secrets(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeSecretDirs(*out, controlPlane(upSettings{}), secretSources{authority: ids.authority, neo4jPassword: pw, aws: aws}); err != nil {
+	token, err := storedDashboardToken()
+	if err != nil {
+		return err
+	}
+	if err := writeSecretDirs(*out, controlPlane(upSettings{}), secretSources{authority: ids.authority, neo4jPassword: pw, aws: aws, dashboardToken: token}); err != nil {
 		return err
 	}
 	fmt.Printf("control-plane secrets written to %s\n", *out)
+	fmt.Printf("dashboard (with compose.yaml's default port) at %s\n", dashboardURL(token))
 	return nil
 }
 

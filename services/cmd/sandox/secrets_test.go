@@ -22,7 +22,7 @@ func TestWriteSecretDirs(t *testing.T) {
 	}
 	a, err := auth.LoadOrCreateAuthority(t.TempDir())
 	require.NoError(t, err)
-	src := secretSources{authority: a, neo4jPassword: []byte("pw")}
+	src := secretSources{authority: a, neo4jPassword: []byte("pw"), dashboardToken: "tok"}
 	dir := t.TempDir()
 	table := controlPlane(upSettings{})
 	require.NoError(t, writeSecretDirs(dir, table, src))
@@ -44,7 +44,7 @@ func TestWriteSecretDirs(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o400), st.Mode().Perm(), p)
 			assert.Equal(t, uint32(c.CopyIn.UID), st.Sys().(*syscall.Stat_t).Uid, p)
-			if c.Service == "data" && name == "neo4j-password" {
+			if (c.Service == "data" && name == "neo4j-password") || (c.Service == "dashboard" && name == "token") {
 				got, err := os.ReadFile(p)
 				require.NoError(t, err)
 				assert.Equal(t, data, got)

@@ -26,21 +26,22 @@ const (
 	orchContainer = "sandox-orchestrator"
 	// upSystem is the system name of what `sandox up` runs (the label
 	// dev.sandox.system on its sandboxes): `sandox down` removes those only.
-	upSystem         = "local"
-	searchContainer  = "sandox-search"
-	dataContainer    = "sandox-data"
-	databaseNetwork  = "sandox-data"
-	secretsDir       = "/var/lib/sandox/secrets"
-	populateDir      = "/var/lib/sandox/populate"
-	disksDir         = "/var/lib/sandox/disks"
-	natsVolume       = "sandox-nats-data"
-	natsSocketVolume = "sandox-nats-socket"
-	natsSocketDir    = "/run/sandox-nats"
-	egressNetwork    = "sandox-egress"
-	egressDir        = "/var/lib/sandox/egress"
-	localNATSURL     = "nats://127.0.0.1:4222"
-	internalNATSURL  = "nats://sandox-nats:4222"
-	controlPlaneRole = "dev.sandox.role"
+	upSystem           = "local"
+	searchContainer    = "sandox-search"
+	dataContainer      = "sandox-data"
+	dashboardContainer = "sandox-dashboard"
+	databaseNetwork    = "sandox-data"
+	secretsDir         = "/var/lib/sandox/secrets"
+	populateDir        = "/var/lib/sandox/populate"
+	disksDir           = "/var/lib/sandox/disks"
+	natsVolume         = "sandox-nats-data"
+	natsSocketVolume   = "sandox-nats-socket"
+	natsSocketDir      = "/run/sandox-nats"
+	egressNetwork      = "sandox-egress"
+	egressDir          = "/var/lib/sandox/egress"
+	localNATSURL       = "nats://127.0.0.1:4222"
+	internalNATSURL    = "nats://sandox-nats:4222"
+	controlPlaneRole   = "dev.sandox.role"
 )
 
 func up(ctx context.Context, args []string) error {
@@ -86,6 +87,10 @@ func up(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	dashToken, err := storedDashboardToken()
+	if err != nil {
+		return err
+	}
 
 	images, err := buildImages(ctx, d, *root)
 	if err != nil {
@@ -100,7 +105,7 @@ func up(ctx context.Context, args []string) error {
 	// Sandboxes whose egress is open go on bridges that the orchestrator
 	// makes when the first needs one (sandox-egress, sandox-egress-1, …),
 	// on subnets of its own address pool (docs/security.md).
-	src := secretSources{authority: ids.authority, neo4jPassword: neo4jPassword, aws: aws}
+	src := secretSources{authority: ids.authority, neo4jPassword: neo4jPassword, aws: aws, dashboardToken: dashToken}
 	authority := ids.authority.AccountKey()
 	var nc *nats.Conn
 	defer func() {
@@ -109,7 +114,12 @@ func up(ctx context.Context, args []string) error {
 		}
 	}()
 	for _, c := range controlPlane(upSettings{Neo4jImage: neo4jImage, QdrantImage: qdrant.Ref, QdrantDataDir: qdrant.DataDir, Pool: *pool}) {
-		if err := ensureRunning(ctx, d, c.spec(authority, aws), func(id string) error {
+		spec := c.spec(authority, aws)
+		if c.CopyIn.wantsDashboardToken() {
+			// A new token (the file was removed) recreates the container.
+			spec.Labels[dashboardTokenLabel] = tokenDigest(dashToken)
+		}
+		if err := ensureRunning(ctx, d, spec, func(id string) error {
 			for _, n := range c.Networks[1:] {
 				if err := d.ConnectNetwork(ctx, n, id); err != nil {
 					return err
@@ -136,6 +146,7 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("sandox is up: NATS at %s, orchestrator consuming %s, client credentials in %s\n", localNATSURL, schemas.CommandStream, ids.clientCreds)
+	fmt.Printf("dashboard at %s\n", dashboardURL(dashToken))
 	return nil
 }
 
