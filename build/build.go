@@ -147,7 +147,8 @@ func (b *Builder) Control(ctx context.Context) error {
 		"./services/natsd/cmd/sandox-nats",
 		"./services/orchestrator/cmd/sandox-orchestrator",
 		"./services/search/cmd/sandox-search",
-		"./services/data/cmd/sandox-data")
+		"./services/data/cmd/sandox-data",
+		"./services/dashboard/cmd/sandox-dashboard")
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,6 +25,31 @@ const envDashboardToken = "SANDOX_DASHBOARD_TOKEN"
 
 // defaultDashboardAddr is where `sandox dashboard` listens unless told.
 const defaultDashboardAddr = "127.0.0.1:8089"
+
+// Where the dashboard's container (`sandox up`) gets its NATS credentials
+// and its token, and the host port it is published on, on 127.0.0.1.
+const (
+	dashboardCredsDir  = "/etc/sandox-dashboard"
+	dashboardCredsFile = dashboardCredsDir + "/nats.creds"
+	dashboardTokenFile = dashboardCredsDir + "/token"
+	dashboardPort      = "8089"
+	// dashboardTokenLabel holds a digest of the token the container got,
+	// so that a new token recreates it.
+	dashboardTokenLabel = "dev.sandox.dashboard-token"
+)
+
+// dashboardURL is the address of the dashboard `sandox up` runs, with its
+// token: opening it once sets the cookie that stands for it.
+func dashboardURL(token string) string {
+	return "http://127.0.0.1:" + dashboardPort + "/?token=" + token
+}
+
+// tokenDigest is a digest of token that tells tokens apart without
+// revealing them (a label of the container).
+func tokenDigest(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:8])
+}
 
 // serveDashboard serves the web dashboard (services/dashboard) until ctx
 // is done: sandox dashboard [-addr A] [-nats URL] [-role R] [-creds F]
@@ -69,32 +94,17 @@ func serveDashboard(ctx context.Context, args []string) error {
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
+		if *addr == defaultDashboardAddr {
+			return fmt.Errorf("dashboard: %w (`sandox up`'s dashboard is published there: open the address it printed, or give -addr)", err)
+		}
 		return fmt.Errorf("dashboard: %w", err)
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		srv.Run(ctx)
-	}()
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shut)
-	}()
 	page := "http://" + ln.Addr().String() + "/"
 	if token != "" {
 		page += "?token=" + token
 	}
-	fmt.Fprintf(os.Stderr, "sandox dashboard of %s at %s, metrics at %smetrics (Ctrl-C stops it)\n", *url, page, "http://"+ln.Addr().String()+"/")
-	err = hs.Serve(ln)
-	<-done
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
+	fmt.Fprintf(os.Stderr, "sandox dashboard of %s at %s, metrics at http://%s/metrics (Ctrl-C stops it)\n", *url, page, ln.Addr())
+	return srv.Serve(ctx, ln)
 }
 
 // dashboardIdentity returns how the dashboard authenticates to NATS, and
@@ -164,5 +174,18 @@ func serverToken(addr, tokenFile, fromEnv, name string) (string, error) {
 		tokenFile = filepath.Join(dir, name)
 	}
 	token, _, err := mcp.LoadOrCreateToken(tokenFile)
+	return token, err
+}
+
+// storedDashboardToken returns the token in
+// ~/.config/sandox/dashboard.token, made on first use: the one `sandox
+// dashboard` wants off loopback, and the one `sandox up` and `sandox
+// secrets` give the dashboard's container.
+func storedDashboardToken() (string, error) {
+	dir, err := sdk.ConfigDir()
+	if err != nil {
+		return "", err
+	}
+	token, _, err := mcp.LoadOrCreateToken(filepath.Join(dir, "dashboard.token"))
 	return token, err
 }

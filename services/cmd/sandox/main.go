@@ -12,6 +12,7 @@
 //	sandox dashboard serve the web dashboard on localhost
 //	sandox metrics  serve the Prometheus metrics (and push them over OTLP)
 //	sandox creds    issue NATS credentials (client, audit or control)
+//	sandox secrets  write the control plane's secrets for compose.yaml
 //	sandox down     end every group and stop NATS and the orchestrator
 package main
 
@@ -38,6 +39,7 @@ commands:
   dashboard serve the web dashboard and /metrics: sandox dashboard [-addr 127.0.0.1:8089] [-role client|audit|control] [-creds FILE] [-otlp-endpoint URL]
   metrics  serve Prometheus metrics: sandox metrics [-addr 127.0.0.1:9464] [-otlp-endpoint URL] (the dashboard serves them at /metrics too)
   creds    issue NATS credentials: sandox creds [-role client|audit|control] [-name N] [-o FILE]
+  secrets  write each control-plane service's secrets for compose.yaml: sandox secrets [-o /etc/sandox]
   down     end every group, stop NATS and the orchestrator (--purge also drops NATS data)
 `
 
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string) error {
 		return serveMetrics(ctx, rest)
 	case "creds":
 		return creds(rest)
+	case "secrets":
+		return secrets(rest)
 	case "down":
 		return down(ctx, rest)
 	case "help", "-h", "--help":

@@ -3,9 +3,11 @@ SDK's GroupConfig, InitialSandbox and SandboxOptions, sdk/group.go)."""
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
+import urllib.parse
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
@@ -127,7 +129,36 @@ def egress(value: EgressLike) -> Egress | None:
         raise BadRequestError("egress allowlist: allow lists nothing (use none)")
     if e.policy != "allowlist" and e.allow:
         raise BadRequestError(f"egress {e.policy}: allow is only for the allowlist policy")
+    check_package_index(e)
     return e
+
+
+def check_package_index(e: Egress) -> None:
+    """Checks an egress policy's package_index as schemas.Egress.Validate
+    does: an http(s) URL with a host, not outside the sandbox under none, or
+    the absolute path (or file:// URL) of a wheel directory."""
+    index = e.package_index
+    if not index:
+        return
+    u = urllib.parse.urlsplit(index)
+    if u.scheme in ("http", "https"):
+        if not u.netloc:
+            raise BadRequestError(f"egress package_index {index!r}: the URL has no host")
+        host = u.hostname or ""
+        loopback = host == "localhost"
+        try:
+            loopback = loopback or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            pass
+        if e.policy == "none" and not loopback:
+            raise BadRequestError(
+                f"egress none: package_index {index!r} cannot be reached without a network "
+                f"(use the allowlist policy listing {host})"
+            )
+    elif u.scheme not in ("", "file") or not index.removeprefix("file://").startswith("/"):
+        raise BadRequestError(
+            f"egress package_index {index!r}: want an http(s) URL or the absolute path of a wheel directory"
+        )
 
 
 def tool_entries(tools: ToolList | None) -> list[ToolEntry]:
