@@ -16,6 +16,8 @@ const jobQueue = 64
 type jobMessage struct {
 	subject, msgID string
 	data           []byte
+	// sent is closed once the message is stored or given up.
+	sent chan struct{}
 }
 
 // jobPublisher sends a job's messages to the job stream one at a time, in
@@ -43,22 +45,27 @@ func newJobPublisher(ctx context.Context, publish func(ctx context.Context, subj
 }
 
 // send queues v on the job's subject of kind, with key naming it uniquely
-// within the job. It blocks while the queue is full.
-func (p *jobPublisher) send(kind, key string, v any) {
-	p.sendTo(schemas.JobSubject(p.sandbox, p.job, kind), key, v)
+// within the job. It blocks while the queue is full. The returned channel
+// is closed once the message is stored or given up.
+func (p *jobPublisher) send(kind, key string, v any) <-chan struct{} {
+	return p.sendTo(schemas.JobSubject(p.sandbox, p.job, kind), key, v)
 }
 
 // sendTo queues v on subject.
-func (p *jobPublisher) sendTo(subject, key string, v any) {
+func (p *jobPublisher) sendTo(subject, key string, v any) <-chan struct{} {
+	m := jobMessage{subject: subject, msgID: p.sandbox + "/" + p.job + "/" + key, sent: make(chan struct{})}
 	data, err := json.Marshal(v)
 	if err != nil {
-		return // the job types always encode
+		close(m.sent) // the job types always encode
+		return m.sent
 	}
-	m := jobMessage{subject: subject, msgID: p.sandbox + "/" + p.job + "/" + key, data: data}
+	m.data = data
 	select {
 	case p.queue <- m:
 	case <-p.ctx.Done():
+		close(m.sent)
 	}
+	return m.sent
 }
 
 // close waits until every queued message went out (or the publisher's
@@ -71,23 +78,27 @@ func (p *jobPublisher) close() {
 func (p *jobPublisher) run() {
 	defer close(p.finished)
 	for m := range p.queue {
-		if p.publish == nil || p.ctx.Err() != nil {
-			continue
+		p.deliver(m)
+		close(m.sent)
+	}
+}
+
+// deliver publishes m, retrying until it is stored or the publisher's
+// context ends.
+func (p *jobPublisher) deliver(m jobMessage) {
+	if p.publish == nil {
+		return
+	}
+	for wait := 50 * time.Millisecond; p.ctx.Err() == nil; wait = min(2*wait, 2*time.Second) {
+		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		err := p.publish(ctx, m.subject, m.msgID, m.data)
+		cancel()
+		if err == nil {
+			return
 		}
-		for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
-			ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
-			err := p.publish(ctx, m.subject, m.msgID, m.data)
-			cancel()
-			if err == nil {
-				break
-			}
-			select {
-			case <-time.After(wait):
-			case <-p.ctx.Done():
-			}
-			if p.ctx.Err() != nil {
-				break
-			}
+		select {
+		case <-time.After(wait):
+		case <-p.ctx.Done():
 		}
 	}
 }

@@ -70,6 +70,9 @@ type job struct {
 	pub  *jobPublisher
 	proc *os.Process
 	done chan struct{} // closed once exit is set and published (or given up)
+	// started is closed once the stream stored the job's start (or the
+	// publisher gave it up).
+	started <-chan struct{}
 
 	mu   sync.Mutex
 	info schemas.JobInfo
@@ -95,25 +98,45 @@ func (js *jobSet) start(req startRequest) (schemas.JobInfo, error) {
 			return schemas.JobInfo{}, fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
 		}
 	}
-	js.mu.Lock()
-	defer js.mu.Unlock()
-	if js.closed {
-		return schemas.JobInfo{}, errClosed
-	}
-	if _, ok := js.byID[req.id]; ok {
-		return schemas.JobInfo{}, fmt.Errorf("%w: job %q exists already", tools.ErrInvalidArgs, req.id)
-	}
-	j, pipes, err := js.spawn(req)
+	j, pipes, err := js.add(req)
 	if err != nil {
 		return schemas.JobInfo{}, err
 	}
-	js.byID[req.id] = j
 	js.wg.Add(1)
 	go func() {
 		defer js.wg.Done()
 		js.follow(j, pipes)
 	}()
+	// Once start_job answers, the job's start is in the stream: a reader
+	// that finds no start there can tell the job does not exist. A bus
+	// that is away delays the answer by startStored at most.
+	select {
+	case <-j.started:
+	case <-time.After(startStored):
+	}
 	return j.snapshot(), nil
+}
+
+// startStored bounds how long start_job waits for the stream to store the
+// job's start.
+const startStored = 5 * time.Second
+
+// add spawns the job of req and records it under its id.
+func (js *jobSet) add(req startRequest) (*job, [2]*os.File, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if js.closed {
+		return nil, [2]*os.File{}, errClosed
+	}
+	if _, ok := js.byID[req.id]; ok {
+		return nil, [2]*os.File{}, schemas.Errorf(schemas.CodeAlreadyExists, "%w: job %q exists already", tools.ErrInvalidArgs, req.id)
+	}
+	j, pipes, err := js.spawn(req)
+	if err != nil {
+		return nil, pipes, err
+	}
+	js.byID[req.id] = j
+	return j, pipes, nil
 }
 
 // spawn starts bash -c command in its own process group, its output on
@@ -151,7 +174,7 @@ func (js *jobSet) spawn(req startRequest) (*job, [2]*os.File, error) {
 		out: [2]*streamTail{{}, {}},
 	}
 	j.pub = newJobPublisher(js.ctx, js.jcfg.Publish, sandbox, req.id)
-	j.pub.send(schemas.JobStartKind, "start", j.info)
+	j.started = j.pub.send(schemas.JobStartKind, "start", j.info)
 	return j, pipes, nil
 }
 
@@ -255,7 +278,7 @@ func (js *jobSet) lookup(id string) (*job, error) {
 	defer js.mu.Unlock()
 	j, ok := js.byID[id]
 	if !ok {
-		return nil, fmt.Errorf("job %q: %w", id, tools.ErrNotFound)
+		return nil, schemas.Errorf(schemas.CodeNotFound, "job %q: %w", id, tools.ErrNotFound)
 	}
 	return j, nil
 }
