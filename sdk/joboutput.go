@@ -1,0 +1,194 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/sandox/sandox/schemas"
+)
+
+// JobEvent is one record of a job read from SANDOX_JOBS: a chunk of output
+// or, last, the exit.
+type JobEvent struct {
+	// Seq is the record's sequence in SANDOX_JOBS. Output(ctx, Seq) resumes
+	// right after it.
+	Seq uint64
+	// Output is a chunk of stdout or stderr; nil for the exit.
+	Output *schemas.JobOutput
+	// Exit is how the job ended; set on the last event only.
+	Exit *schemas.JobExit
+}
+
+// Output returns the job's records after stream sequence after (0 for all
+// of them), in order, ending with the exit: it follows a running job as it
+// writes. A client that lost its connection calls Output again with the
+// Seq of the last event it handled and gets every later byte exactly
+// once. Within one call, a chunk repeated by the sandbox (a publish it
+// retried after the stream's duplicate window) is dropped by its offset.
+// The sequence ends after the exit, at the first error (ErrNotFound for a
+// job that never started, ErrUnavailable when the stream cannot be read,
+// the context's error when ctx ends), or when the caller stops ranging.
+func (j *Job) Output(ctx context.Context, after uint64) iter.Seq2[JobEvent, error] {
+	return func(yield func(JobEvent, error) bool) {
+		if err := j.exists(ctx); err != nil {
+			yield(JobEvent{}, err)
+			return
+		}
+		msgs, stop, err := j.follow(ctx, schemas.JobSubjects(j.sandbox.id, j.id), after)
+		if err != nil {
+			yield(JobEvent{}, err)
+			return
+		}
+		defer stop()
+		next := map[string]int64{} // per stream: the offset expected next, once known
+		for {
+			m, err := msgs.Next()
+			if err != nil {
+				yield(JobEvent{}, j.readError(ctx, err))
+				return
+			}
+			ev, ok, err := jobEvent(m, next)
+			if err != nil {
+				yield(JobEvent{}, err)
+				return
+			}
+			if !ok {
+				continue
+			}
+			if !yield(ev, nil) || ev.Exit != nil {
+				return
+			}
+		}
+	}
+}
+
+// Wait blocks until the job ended and returns its exit, read from
+// SANDOX_JOBS: it needs no connection to the sandbox, and a job that ended
+// long ago answers at once. A job that never started is ErrNotFound; ctx
+// bounds the wait.
+func (j *Job) Wait(ctx context.Context) (schemas.JobExit, error) {
+	if err := j.exists(ctx); err != nil {
+		return schemas.JobExit{}, err
+	}
+	msgs, stop, err := j.follow(ctx, schemas.JobSubject(j.sandbox.id, j.id, schemas.JobExitKind), 0)
+	if err != nil {
+		return schemas.JobExit{}, err
+	}
+	defer stop()
+	m, err := msgs.Next()
+	if err != nil {
+		return schemas.JobExit{}, j.readError(ctx, err)
+	}
+	var exit schemas.JobExit
+	if err := json.Unmarshal(m.Data(), &exit); err != nil {
+		return exit, fmt.Errorf("%w: job %s: decode exit: %w", ErrInternal, j.id, err)
+	}
+	return exit, nil
+}
+
+// exists checks that the job's start is in SANDOX_JOBS.
+func (j *Job) exists(ctx context.Context) error {
+	c, err := j.sandbox.group.link()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := withDefault(ctx, 10*time.Second)
+	defer cancel()
+	stream, err := c.js.Stream(ctx, schemas.JobStream)
+	if err != nil {
+		return fmt.Errorf("%w: stream %s: %w", ErrUnavailable, schemas.JobStream, err)
+	}
+	_, err = stream.GetLastMsgForSubject(ctx, schemas.JobSubject(j.sandbox.id, j.id, schemas.JobStartKind))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return fmt.Errorf("job %s of sandbox %s: %w", j.id, j.sandbox.id, ErrNotFound)
+	case err != nil:
+		return fmt.Errorf("%w: job %s: %w", ErrUnavailable, j.id, err)
+	}
+	return nil
+}
+
+// follow reads filter from SANDOX_JOBS after stream sequence after with an
+// ordered consumer. stop ends the reading; it also ends when ctx does.
+func (j *Job) follow(ctx context.Context, filter string, after uint64) (jetstream.MessagesContext, func(), error) {
+	c, err := j.sandbox.group.link()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}}
+	if after > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, after+1
+	}
+	cctx, cancel := withDefault(ctx, 10*time.Second)
+	defer cancel()
+	cons, err := c.js.OrderedConsumer(cctx, schemas.JobStream, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
+	}
+	msgs, err := cons.Messages()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			msgs.Stop()
+		case <-done:
+		}
+	}()
+	return msgs, func() { close(done); msgs.Stop() }, nil
+}
+
+// readError is the error of a read that stopped: the context's when it
+// ended, else ErrUnavailable.
+func (j *Job) readError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("job %s: %w", j.id, ctx.Err())
+	}
+	return fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
+}
+
+// jobEvent decodes record m; ok is false for a record not to hand on (the
+// start, or a chunk already seen by its offset, which next tracks).
+func jobEvent(m jetstream.Msg, next map[string]int64) (ev JobEvent, ok bool, err error) {
+	meta, err := m.Metadata()
+	if err != nil {
+		return ev, false, fmt.Errorf("%w: job record: %w", ErrInternal, err)
+	}
+	ev.Seq = meta.Sequence.Stream
+	switch kind := m.Subject()[strings.LastIndexByte(m.Subject(), '.')+1:]; kind {
+	case schemas.JobExitKind:
+		ev.Exit = new(schemas.JobExit)
+		if err := json.Unmarshal(m.Data(), ev.Exit); err != nil {
+			return ev, false, fmt.Errorf("%w: job exit: %w", ErrInternal, err)
+		}
+		return ev, true, nil
+	case schemas.JobOutputKind:
+	default:
+		return ev, false, nil // the start
+	}
+	out := new(schemas.JobOutput)
+	if err := json.Unmarshal(m.Data(), out); err != nil {
+		return ev, false, fmt.Errorf("%w: job output: %w", ErrInternal, err)
+	}
+	if want, seen := next[out.Stream]; seen {
+		end := out.Offset + int64(len(out.Data))
+		if end <= want {
+			return ev, false, nil
+		}
+		if out.Offset < want {
+			out.Data, out.Offset = out.Data[want-out.Offset:], want
+		}
+	}
+	next[out.Stream] = out.Offset + int64(len(out.Data))
+	ev.Output = out
+	return ev, true, nil
+}
