@@ -1,0 +1,61 @@
+"""Background jobs from the asyncio client against the real system: a
+client that disconnects mid-stream resumes from the last sequence it saw and
+gets every byte once (docs/jobs.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandox import NotFoundError, aio
+from sandox.aio.jobs import Job, list_jobs, start_job
+
+
+async def test_job_output_resumes_after_a_disconnect() -> None:
+    lines = 40
+    async with aio.SandboxGroup(id="py-jobs", tools=["terminal_tools"]) as creator:
+        await creator.start_sandbox_group()
+        try:
+            sb = await creator.create_sandbox(id="py-jobs-sb")
+            await sb.start()
+
+            first = aio.SandboxGroup(id="py-jobs")
+            job = await start_job(
+                first.attach(sb.id),
+                f'for i in $(seq 1 {lines}); do echo "line $i"; echo "err $i" >&2; sleep 0.05; done; exit 4',
+                id="py-resume",
+            )
+            assert job.info is not None and job.info.running
+            got = {"stdout": b"", "stderr": b""}
+            last = 0
+            async for ev in job.output():
+                assert ev.exit is None, "the job ended before the client disconnected"
+                assert ev.seq > last
+                last = ev.seq
+                assert ev.offset == len(got[ev.stream]), "a byte lost or repeated"
+                got[ev.stream] += ev.data
+                if got["stdout"].count(b"\n") >= 10:
+                    break
+            await first.close()  # mid-stream: the job goes on
+
+            second = aio.SandboxGroup(id="py-jobs")
+            exit = None
+            async for ev in Job(second.attach(sb.id), "py-resume").output(after=last):
+                assert ev.seq > last
+                last = ev.seq
+                if ev.exit is not None:
+                    exit = ev.exit
+                    continue
+                assert ev.offset == len(got[ev.stream]), "a byte lost or repeated"
+                got[ev.stream] += ev.data
+            assert got["stdout"] == "".join(f"line {i}\n" for i in range(1, lines + 1)).encode()
+            assert got["stderr"] == "".join(f"err {i}\n" for i in range(1, lines + 1)).encode()
+            assert exit is not None and exit.exit_code == 4
+
+            again = await Job(second.attach(sb.id), "py-resume").wait(timeout=30)
+            assert again.exit_code == 4
+            assert [j.job_id for j in await list_jobs(second.attach(sb.id))] == ["py-resume"]
+            with pytest.raises(NotFoundError):
+                await Job(second.attach(sb.id), "never").wait(timeout=5)
+            await second.close()
+        finally:
+            await creator.end_sandbox_group()
