@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -29,6 +31,13 @@ func jobClient(t *testing.T, group, id string) (*sdk.Sandbox, func()) {
 	closeAll := func() { _ = g.Close(); nc.Close() }
 	t.Cleanup(closeAll)
 	return g.Attach(id), closeAll
+}
+
+// timeoutCtx is the test's context with a timeout d.
+func timeoutCtx(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // jobStreams collects a job's stdout and stderr from Output events.
@@ -183,6 +192,40 @@ func TestJobs(t *testing.T) {
 		assert.Equal(t, 9, exit.ExitCode)
 		assert.ErrorIs(t, job.Signal(t.Context(), "NOPE"), sdk.ErrBadRequest)
 		assert.ErrorIs(t, sb.Job("never").Signal(t.Context(), "TERM"), sdk.ErrNotFound)
+	})
+
+	t.Run("waiting on a job whose sandbox ends does not hang", func(t *testing.T) {
+		doomed := startSandbox(t, group, "it-jobs-c", sdk.SandboxOptions{})
+		job, _, err := doomed.StartJob(t.Context(), "sleep 300", sdk.JobOptions{ID: "doomed"})
+		require.NoError(t, err)
+		waited := make(chan error, 1)
+		var exit schemas.JobExit
+		go func() {
+			var err error
+			exit, err = job.Wait(t.Context())
+			waited <- err
+		}()
+		// Wait subscribes to the sandbox's events before it reads the
+		// stream; give it the time a first read takes.
+		require.Eventually(t, func() bool {
+			_, err := job.Wait(timeoutCtx(t, 50*time.Millisecond))
+			return errors.Is(err, context.DeadlineExceeded)
+		}, time.Minute, 10*time.Millisecond)
+		require.NoError(t, doomed.End(t.Context()))
+		select {
+		case err := <-waited:
+			// The executor's identity is revoked before its container
+			// stops, so the job's exit rarely gets out; when it does,
+			// it says the job was killed.
+			t.Logf("Wait after the end: exit %+v, err %v", exit, err)
+			if err == nil {
+				assert.Equal(t, "SIGKILL", exit.Signal)
+			} else {
+				assert.ErrorIs(t, err, sdk.ErrSandboxGone)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("Wait still blocks a minute after the sandbox ended")
+		}
 	})
 
 	t.Run("another sandbox can neither read nor write the jobs", func(t *testing.T) {

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
@@ -33,25 +36,27 @@ type JobEvent struct {
 // once. Within one call, a chunk repeated by the sandbox (a publish it
 // retried after the stream's duplicate window) is dropped by its offset.
 // The sequence ends after the exit, at the first error (ErrNotFound for a
-// job that never started, ErrUnavailable when the stream cannot be read,
-// the context's error when ctx ends), or when the caller stops ranging.
+// job that never started, ErrSandboxGone when the sandbox restarts, exits
+// or ends meanwhile, which takes the job's processes with it,
+// ErrUnavailable when the stream cannot be read, the context's error when
+// ctx ends), or when the caller stops ranging.
 func (j *Job) Output(ctx context.Context, after uint64) iter.Seq2[JobEvent, error] {
 	return func(yield func(JobEvent, error) bool) {
 		if err := j.exists(ctx); err != nil {
 			yield(JobEvent{}, err)
 			return
 		}
-		msgs, stop, err := j.follow(ctx, schemas.JobSubjects(j.sandbox.id, j.id), after)
+		r, err := j.follow(ctx, schemas.JobSubjects(j.sandbox.id, j.id), after)
 		if err != nil {
 			yield(JobEvent{}, err)
 			return
 		}
-		defer stop()
+		defer r.stop()
 		next := map[string]int64{} // per stream: the offset expected next, once known
 		for {
-			m, err := msgs.Next()
+			m, err := r.msgs.Next()
 			if err != nil {
-				yield(JobEvent{}, j.readError(ctx, err))
+				yield(JobEvent{}, j.readError(ctx, r, err))
 				return
 			}
 			ev, ok, err := jobEvent(m, next)
@@ -71,56 +76,91 @@ func (j *Job) Output(ctx context.Context, after uint64) iter.Seq2[JobEvent, erro
 
 // Wait blocks until the job ended and returns its exit, read from
 // SANDOX_JOBS: it needs no connection to the sandbox, and a job that ended
-// long ago answers at once. A job that never started is ErrNotFound; ctx
-// bounds the wait.
+// long ago answers at once. A job that never started is ErrNotFound; a
+// sandbox that restarts, exits or ends while the job runs is
+// ErrSandboxGone (the job went with it); ctx bounds the wait.
 func (j *Job) Wait(ctx context.Context) (schemas.JobExit, error) {
 	if err := j.exists(ctx); err != nil {
 		return schemas.JobExit{}, err
 	}
-	msgs, stop, err := j.follow(ctx, schemas.JobSubject(j.sandbox.id, j.id, schemas.JobExitKind), 0)
+	exitSubject := schemas.JobSubject(j.sandbox.id, j.id, schemas.JobExitKind)
+	r, err := j.follow(ctx, exitSubject, 0)
 	if err != nil {
 		return schemas.JobExit{}, err
 	}
-	defer stop()
-	m, err := msgs.Next()
-	if err != nil {
-		return schemas.JobExit{}, j.readError(ctx, err)
+	defer r.stop()
+	m, err := r.msgs.Next()
+	if err == nil {
+		return decodeExit(j.id, m.Data())
 	}
+	err = j.readError(ctx, r, err)
+	if errors.Is(err, ErrSandboxGone) {
+		// The job may have ended just before its executor did.
+		if data, lerr := j.lastRecord(ctx, exitSubject); lerr == nil {
+			return decodeExit(j.id, data)
+		}
+	}
+	return schemas.JobExit{}, err
+}
+
+func decodeExit(job string, data []byte) (schemas.JobExit, error) {
 	var exit schemas.JobExit
-	if err := json.Unmarshal(m.Data(), &exit); err != nil {
-		return exit, fmt.Errorf("%w: job %s: decode exit: %w", ErrInternal, j.id, err)
+	if err := json.Unmarshal(data, &exit); err != nil {
+		return exit, fmt.Errorf("%w: job %s: decode exit: %w", ErrInternal, job, err)
 	}
 	return exit, nil
 }
 
 // exists checks that the job's start is in SANDOX_JOBS.
 func (j *Job) exists(ctx context.Context) error {
+	_, err := j.lastRecord(ctx, schemas.JobSubject(j.sandbox.id, j.id, schemas.JobStartKind))
+	return err
+}
+
+// lastRecord returns the data of the last record on subject in SANDOX_JOBS;
+// none is ErrNotFound.
+func (j *Job) lastRecord(ctx context.Context, subject string) ([]byte, error) {
 	c, err := j.sandbox.group.link()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctx, cancel := withDefault(ctx, 10*time.Second)
 	defer cancel()
 	stream, err := c.js.Stream(ctx, schemas.JobStream)
 	if err != nil {
-		return fmt.Errorf("%w: stream %s: %w", ErrUnavailable, schemas.JobStream, err)
+		return nil, fmt.Errorf("%w: stream %s: %w", ErrUnavailable, schemas.JobStream, err)
 	}
-	_, err = stream.GetLastMsgForSubject(ctx, schemas.JobSubject(j.sandbox.id, j.id, schemas.JobStartKind))
+	m, err := stream.GetLastMsgForSubject(ctx, subject)
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return fmt.Errorf("job %s of sandbox %s: %w", j.id, j.sandbox.id, ErrNotFound)
+		return nil, fmt.Errorf("job %s of sandbox %s: %w", j.id, j.sandbox.id, ErrNotFound)
 	case err != nil:
-		return fmt.Errorf("%w: job %s: %w", ErrUnavailable, j.id, err)
+		return nil, fmt.Errorf("%w: job %s: %w", ErrUnavailable, j.id, err)
 	}
-	return nil
+	return m.Data, nil
+}
+
+// jobReader reads a job's records. It stops when its context ends, when
+// stop is called, or when the sandbox's executor goes away (an event whose
+// kind loses batches: the job's processes went with it, and no exit
+// record will come); gone then holds ErrSandboxGone.
+type jobReader struct {
+	msgs jetstream.MessagesContext
+	stop func()
+	gone atomic.Pointer[error]
 }
 
 // follow reads filter from SANDOX_JOBS after stream sequence after with an
-// ordered consumer. stop ends the reading; it also ends when ctx does.
-func (j *Job) follow(ctx context.Context, filter string, after uint64) (jetstream.MessagesContext, func(), error) {
+// ordered consumer, watching the sandbox's events meanwhile.
+func (j *Job) follow(ctx context.Context, filter string, after uint64) (*jobReader, error) {
 	c, err := j.sandbox.group.link()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	events := make(chan *nats.Msg, 16)
+	sub, err := c.nc.ChanSubscribe(schemas.SandboxEventSubject(j.sandbox.id), events)
+	if err != nil {
+		return nil, fmt.Errorf("%w: subscribe to %s: %w", ErrUnavailable, schemas.SandboxEventSubject(j.sandbox.id), err)
 	}
 	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}}
 	if after > 0 {
@@ -130,28 +170,55 @@ func (j *Job) follow(ctx context.Context, filter string, after uint64) (jetstrea
 	defer cancel()
 	cons, err := c.js.OrderedConsumer(cctx, schemas.JobStream, cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
+		_ = sub.Unsubscribe()
+		return nil, fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
 	}
 	msgs, err := cons.Messages()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
+		_ = sub.Unsubscribe()
+		return nil, fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
 	}
+	r := &jobReader{msgs: msgs}
 	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
-		select {
-		case <-ctx.Done():
-			msgs.Stop()
-		case <-done:
+		defer wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				msgs.Stop()
+				return
+			case <-done:
+				return
+			case m := <-events:
+				var ev schemas.Event
+				if json.Unmarshal(m.Data, &ev) == nil && ev.Kind.LosesBatches() {
+					gone := fmt.Errorf("%w: job %s: sandbox %s %s", ErrSandboxGone, j.id, j.sandbox.id, ev.Kind)
+					r.gone.Store(&gone)
+					msgs.Stop()
+					return
+				}
+			}
 		}
 	}()
-	return msgs, func() { close(done); msgs.Stop() }, nil
+	r.stop = func() {
+		close(done)
+		wg.Wait()
+		_ = sub.Unsubscribe()
+		msgs.Stop()
+	}
+	return r, nil
 }
 
-// readError is the error of a read that stopped: the context's when it
-// ended, else ErrUnavailable.
-func (j *Job) readError(ctx context.Context, err error) error {
+// readError is the error of a read of r that stopped: the context's when it
+// ended, ErrSandboxGone when the executor went away, else ErrUnavailable.
+func (j *Job) readError(ctx context.Context, r *jobReader, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("job %s: %w", j.id, ctx.Err())
+	}
+	if gone := r.gone.Load(); gone != nil {
+		return *gone
 	}
 	return fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
 }

@@ -1,9 +1,11 @@
 package sdk_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,6 +75,38 @@ func TestJobOutputResumesFromASequence(t *testing.T) {
 	got, err := job.Wait(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, *exit, got, "Wait reads the same exit")
+}
+
+// TestJobWaitEndsWhenTheSandboxGoes: an event that loses batches (here
+// published as the orchestrator would after a restart) ends a Wait on a
+// job that will never write its exit.
+func TestJobWaitEndsWhenTheSandboxGoes(t *testing.T) {
+	sb := executortest.Start(t, "sb-lost", nil)
+	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: "g-jobs"}, sdk.WithConn(sb.Conn))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = g.Close() })
+	job, _, err := g.Attach(sb.ID).StartJob(t.Context(), "sleep 300", sdk.JobOptions{ID: "lost"})
+	require.NoError(t, err)
+
+	waited := make(chan error, 1)
+	go func() {
+		_, err := job.Wait(t.Context())
+		waited <- err
+	}()
+	data, err := json.Marshal(schemas.Event{Kind: schemas.EventRestarted, SandboxID: sb.ID, Time: time.Now()})
+	require.NoError(t, err)
+	// Until the Wait's subscription is in place, an event goes unseen:
+	// publish until it answers.
+	require.Eventually(t, func() bool {
+		require.NoError(t, sb.Conn.Publish(schemas.SandboxEventSubject(sb.ID), data))
+		select {
+		case err := <-waited:
+			assert.ErrorIs(t, err, sdk.ErrSandboxGone)
+			return true
+		case <-time.After(100 * time.Millisecond):
+			return false
+		}
+	}, time.Minute, time.Millisecond)
 }
 
 func TestJobControl(t *testing.T) {
