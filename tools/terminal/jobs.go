@@ -322,7 +322,10 @@ func (js *jobSet) close() error {
 	}
 	js.mu.Unlock()
 	for _, j := range jobs {
-		killJobTree(j.info.PID, j.info.JobID)
+		// An ended job's process group id may belong to another by now.
+		if info := j.snapshot(); info.Running {
+			killJobTree(info.PID, info.JobID)
+		}
 	}
 	done := make(chan struct{})
 	go func() { js.wg.Wait(); close(done) }()
@@ -351,7 +354,8 @@ func closeAll(a, b []*os.File) {
 	}
 }
 
-// streamTail keeps the last jobKeep bytes of a stream and counts them all.
+// streamTail keeps at least the last jobKeep bytes of a stream (at most
+// twice that) and counts them all.
 type streamTail struct {
 	buf   []byte
 	total int64 // bytes written so far; buf ends there
@@ -362,8 +366,10 @@ func (t *streamTail) add(data []byte) int64 {
 	off := t.total
 	t.total += int64(len(data))
 	t.buf = append(t.buf, data...)
-	if over := len(t.buf) - jobKeep; over > 0 {
-		t.buf = append(t.buf[:0:0], t.buf[over:]...)
+	// Trimmed back to jobKeep once twice that, so a long job copies its
+	// tail once per MiB, not once per chunk.
+	if len(t.buf) > 2*jobKeep {
+		t.buf = append(t.buf[:0:0], t.buf[len(t.buf)-jobKeep:]...)
 	}
 	return off
 }

@@ -99,3 +99,22 @@ func TestSignalJob(t *testing.T) {
 	assert.Equal(t, "ready\ngot term\n", res.Stdout)
 	requireExit(t, res, 3)
 }
+
+func TestStreamTailKeepsTheEnd(t *testing.T) {
+	var tail streamTail
+	chunk := strings.Repeat("x", jobChunk)
+	for range 3 * jobKeep / jobChunk {
+		tail.add([]byte(chunk))
+	}
+	tail.add([]byte("end"))
+	total := int64(3*jobKeep + 3)
+	assert.Equal(t, total, tail.total)
+	got, from := tail.since(0)
+	assert.GreaterOrEqual(t, len(got), jobKeep, "at least the last MiB kept")
+	assert.Equal(t, total-int64(len(got)), from, "what was dropped is skipped, and said so")
+	got, from = tail.since(total - 3)
+	assert.Equal(t, "end", string(got))
+	assert.Equal(t, total-3, from)
+	got, _ = tail.since(total + 10)
+	assert.Empty(t, got)
+}
