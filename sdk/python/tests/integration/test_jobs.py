@@ -59,3 +59,27 @@ async def test_job_output_resumes_after_a_disconnect() -> None:
             await second.close()
         finally:
             await creator.end_sandbox_group()
+
+
+def test_jobs_from_the_synchronous_api() -> None:
+    from sandox import SandboxGroup
+    from sandox.jobs import Job as SyncJob
+    from sandox.jobs import start_job as sync_start_job
+
+    group = SandboxGroup(id="py-jobs-sync", tools=["terminal_tools"])
+    group.start_sandbox_group()
+    try:
+        sb = group.create_sandbox(id="py-jobs-sync-sb")
+        sb.start()
+        job = sync_start_job(sb, "echo one; sleep 0.5; echo two >&2; exit 2", id="sync-1")
+        assert job.wait(timeout=60).exit_code == 2
+        events = list(SyncJob(sb, "sync-1").output())
+        assert b"".join(e.data for e in events if e.stream == "stdout") == b"one\n"
+        assert b"".join(e.data for e in events if e.stream == "stderr") == b"two\n"
+        assert events[-1].exit is not None and events[-1].exit.exit_code == 2
+        long = sync_start_job(sb, "sleep 300 & sleep 301")
+        info = long.kill()
+        assert info.exit is not None and info.exit.signal == "SIGKILL"
+    finally:
+        group.end_sandbox_group()
+        group.close()
