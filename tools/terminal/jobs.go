@@ -98,15 +98,10 @@ func (js *jobSet) start(req startRequest) (schemas.JobInfo, error) {
 			return schemas.JobInfo{}, fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
 		}
 	}
-	j, pipes, err := js.add(req)
+	j, err := js.add(req)
 	if err != nil {
 		return schemas.JobInfo{}, err
 	}
-	js.wg.Add(1)
-	go func() {
-		defer js.wg.Done()
-		js.follow(j, pipes)
-	}()
 	// Once start_job answers, the job's start is in the stream: a reader
 	// that finds no start there can tell the job does not exist. A bus
 	// that is away delays the answer by startStored at most.
@@ -121,22 +116,28 @@ func (js *jobSet) start(req startRequest) (schemas.JobInfo, error) {
 // job's start.
 const startStored = 5 * time.Second
 
-// add spawns the job of req and records it under its id.
-func (js *jobSet) add(req startRequest) (*job, [2]*os.File, error) {
+// add spawns the job of req, records it under its id and starts following
+// it (a goroutine that close waits for).
+func (js *jobSet) add(req startRequest) (*job, error) {
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	if js.closed {
-		return nil, [2]*os.File{}, errClosed
+		return nil, errClosed
 	}
 	if _, ok := js.byID[req.id]; ok {
-		return nil, [2]*os.File{}, schemas.Errorf(schemas.CodeAlreadyExists, "%w: job %q exists already", tools.ErrInvalidArgs, req.id)
+		return nil, schemas.Errorf(schemas.CodeAlreadyExists, "%w: job %q exists already", tools.ErrInvalidArgs, req.id)
 	}
 	j, pipes, err := js.spawn(req)
 	if err != nil {
-		return nil, pipes, err
+		return nil, err
 	}
 	js.byID[req.id] = j
-	return j, pipes, nil
+	js.wg.Add(1)
+	go func() {
+		defer js.wg.Done()
+		js.follow(j, pipes)
+	}()
+	return j, nil
 }
 
 // spawn starts bash -c command in its own process group, its output on
