@@ -226,6 +226,21 @@ func TestJobs(t *testing.T) {
 		case <-time.After(time.Minute):
 			t.Fatal("Wait still blocks a minute after the sandbox ended")
 		}
+
+		// A client that comes after the end is told at once, unless the
+		// exit got out.
+		late, _ := jobClient(t, "it-jobs", doomed.ID())
+		_, err = late.Job("doomed").Wait(timeoutCtx(t, 30*time.Second))
+		if exit.Signal == "" {
+			assert.ErrorIs(t, err, sdk.ErrSandboxGone, "Wait after the end")
+			var last error
+			for _, err := range late.Job("doomed").Output(timeoutCtx(t, 30*time.Second), 0) {
+				last = err
+			}
+			assert.ErrorIs(t, last, sdk.ErrSandboxGone, "Output after the end")
+		} else {
+			assert.NoError(t, err)
+		}
 	})
 
 	t.Run("another sandbox can neither read nor write the jobs", func(t *testing.T) {

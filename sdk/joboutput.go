@@ -27,6 +27,9 @@ type JobEvent struct {
 	Output *schemas.JobOutput
 	// Exit is how the job ended; set on the last event only.
 	Exit *schemas.JobExit
+	// pending is how many of the job's records the stream held after this
+	// one when it was delivered.
+	pending uint64
 }
 
 // Output returns the job's records after stream sequence after (0 for all
@@ -37,14 +40,25 @@ type JobEvent struct {
 // retried after the stream's duplicate window) is dropped by its offset.
 // The sequence ends after the exit, at the first error (ErrNotFound for a
 // job that never started, ErrSandboxGone when the sandbox restarts, exits
-// or ends meanwhile, which takes the job's processes with it,
+// or ends meanwhile, which takes the job's processes with it, or did so
+// before the call, after the job's last stored record,
 // ErrUnavailable when the stream cannot be read, the context's error when
 // ctx ends), or when the caller stops ranging.
 func (j *Job) Output(ctx context.Context, after uint64) iter.Seq2[JobEvent, error] {
 	return func(yield func(JobEvent, error) bool) {
-		if err := j.exists(ctx); err != nil {
+		info, err := j.exists(ctx)
+		if err != nil {
 			yield(JobEvent{}, err)
 			return
+		}
+		// A lost job's records are still handed on; the error comes once
+		// the stream has no more of them.
+		lost := j.lost(ctx, info)
+		if lost != nil {
+			if m, err := j.lastMsg(ctx, schemas.JobSubjects(j.sandbox.id, j.id)); err == nil && m.Sequence <= after {
+				yield(JobEvent{}, lost) // nothing after after
+				return
+			}
 		}
 		r, err := j.follow(ctx, schemas.JobSubjects(j.sandbox.id, j.id), after)
 		if err != nil {
@@ -64,10 +78,11 @@ func (j *Job) Output(ctx context.Context, after uint64) iter.Seq2[JobEvent, erro
 				yield(JobEvent{}, err)
 				return
 			}
-			if !ok {
-				continue
+			if ok && (!yield(ev, nil) || ev.Exit != nil) {
+				return
 			}
-			if !yield(ev, nil) || ev.Exit != nil {
+			if lost != nil && ev.pending == 0 {
+				yield(JobEvent{}, lost)
 				return
 			}
 		}
@@ -77,10 +92,15 @@ func (j *Job) Output(ctx context.Context, after uint64) iter.Seq2[JobEvent, erro
 // Wait blocks until the job ended and returns its exit, read from
 // SANDOX_JOBS: it needs no connection to the sandbox, and a job that ended
 // long ago answers at once. A job that never started is ErrNotFound; a
-// sandbox that restarts, exits or ends while the job runs is
-// ErrSandboxGone (the job went with it); ctx bounds the wait.
+// sandbox that restarts, exits or ends while the job runs, or did so
+// before the call, is ErrSandboxGone (the job went with it); ctx bounds
+// the wait.
 func (j *Job) Wait(ctx context.Context) (schemas.JobExit, error) {
-	if err := j.exists(ctx); err != nil {
+	info, err := j.exists(ctx)
+	if err != nil {
+		return schemas.JobExit{}, err
+	}
+	if err := j.lost(ctx, info); err != nil {
 		return schemas.JobExit{}, err
 	}
 	exitSubject := schemas.JobSubject(j.sandbox.id, j.id, schemas.JobExitKind)
@@ -111,15 +131,59 @@ func decodeExit(job string, data []byte) (schemas.JobExit, error) {
 	return exit, nil
 }
 
-// exists checks that the job's start is in SANDOX_JOBS.
-func (j *Job) exists(ctx context.Context) error {
-	_, err := j.lastRecord(ctx, schemas.JobSubject(j.sandbox.id, j.id, schemas.JobStartKind))
-	return err
+// exists checks that the job's start is in SANDOX_JOBS and returns it.
+func (j *Job) exists(ctx context.Context) (schemas.JobInfo, error) {
+	var info schemas.JobInfo
+	data, err := j.lastRecord(ctx, schemas.JobSubject(j.sandbox.id, j.id, schemas.JobStartKind))
+	if err != nil {
+		return info, err
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		return info, fmt.Errorf("%w: job %s: decode start: %w", ErrInternal, j.id, err)
+	}
+	return info, nil
+}
+
+// lost reports, as ErrSandboxGone, a job that has no exit record and whose
+// executor went away after it started: its sandbox no longer runs, or
+// stopped (and was restarted) since. Such a job will never write its exit.
+// A job with an exit record, or whose sandbox the orchestrator cannot tell
+// about (none answers), is not lost.
+func (j *Job) lost(ctx context.Context, info schemas.JobInfo) error {
+	if _, err := j.lastRecord(ctx, schemas.JobSubject(j.sandbox.id, j.id, schemas.JobExitKind)); !errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	c, err := j.sandbox.group.link()
+	if err != nil {
+		return nil
+	}
+	st, err := c.sandboxStatus(ctx, j.sandbox.id)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return fmt.Errorf("%w: job %s: sandbox %s no longer exists", ErrSandboxGone, j.id, j.sandbox.id)
+	case err != nil:
+		return nil
+	case st.State != schemas.StateRunning:
+		return fmt.Errorf("%w: job %s: sandbox %s is %s", ErrSandboxGone, j.id, j.sandbox.id, st.State)
+	case st.LastExitAt.After(info.StartedAt):
+		return fmt.Errorf("%w: job %s: sandbox %s stopped at %s, after the job started", ErrSandboxGone, j.id, j.sandbox.id, st.LastExitAt.Format(time.RFC3339))
+	}
+	return nil
 }
 
 // lastRecord returns the data of the last record on subject in SANDOX_JOBS;
 // none is ErrNotFound.
 func (j *Job) lastRecord(ctx context.Context, subject string) ([]byte, error) {
+	m, err := j.lastMsg(ctx, subject)
+	if err != nil {
+		return nil, err
+	}
+	return m.Data, nil
+}
+
+// lastMsg returns the last record on subject (which may hold wildcards) in
+// SANDOX_JOBS; none is ErrNotFound.
+func (j *Job) lastMsg(ctx context.Context, subject string) (*jetstream.RawStreamMsg, error) {
 	c, err := j.sandbox.group.link()
 	if err != nil {
 		return nil, err
@@ -137,7 +201,7 @@ func (j *Job) lastRecord(ctx context.Context, subject string) ([]byte, error) {
 	case err != nil:
 		return nil, fmt.Errorf("%w: job %s: %w", ErrUnavailable, j.id, err)
 	}
-	return m.Data, nil
+	return m, nil
 }
 
 // jobReader reads a job's records. It stops when its context ends, when
@@ -230,7 +294,7 @@ func jobEvent(m jetstream.Msg, next map[string]int64) (ev JobEvent, ok bool, err
 	if err != nil {
 		return ev, false, fmt.Errorf("%w: job record: %w", ErrInternal, err)
 	}
-	ev.Seq = meta.Sequence.Stream
+	ev.Seq, ev.pending = meta.Sequence.Stream, meta.NumPending
 	switch kind := m.Subject()[strings.LastIndexByte(m.Subject(), '.')+1:]; kind {
 	case schemas.JobExitKind:
 		ev.Exit = new(schemas.JobExit)
