@@ -25,6 +25,8 @@ var dataEnv struct {
 	passwordDir   string
 	// qdrantImage is the image the groups' Qdrant runs.
 	qdrantImage string
+	// stop stops the data service in process (withoutDataService).
+	stop func()
 }
 
 // setupDatabaseConfig gives the worker its database settings: the images
@@ -75,6 +77,5 @@ func startDataService(ctx context.Context) (func(), error) {
 		cancel()
 		<-done
 		nc.Close()
-		os.RemoveAll(dataEnv.passwordDir)
 	}, nil
 }

@@ -172,7 +172,7 @@ func setup(ctx context.Context) (func() error, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
-	stopData, err := startDataService(ctx)
+	dataEnv.stop, err = startDataService(ctx)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -181,7 +181,8 @@ func setup(ctx context.Context) (func() error, error) {
 	return func() error {
 		cancel()
 		werr := <-done
-		stopData()
+		dataEnv.stop()
+		os.RemoveAll(dataEnv.passwordDir)
 		env.nc.Close()
 		control.Close()
 		ns.Shutdown()

@@ -3,7 +3,8 @@
 # a Docker engine that answers, the base image, a second Docker engine (the
 # multi-host test, integration/multihost), e2fsprogs and the loop
 # driver's control node (disk limits), Chromium (the browser tools), the
-# Neo4j jars, pip, uv and the NATS CLI the integration tests drive. It is
+# Neo4j jars, pip, uv, Docker Compose (compose.yaml's test,
+# integration/deploy) and the NATS CLI the integration tests drive. It is
 # idempotent and quick when everything is present.
 #
 # Independent steps run side by side: the NATS CLI compiles while the
@@ -49,13 +50,16 @@ bash build/scripts/engine2.sh
 #   sandbox image, the pinned qdrant-edge wheels, build/wheels.go);
 # - the data service's tests run Neo4j Community on the host's JDK, and the
 #   integration tests build sandox/neo4j from the same jars (Maven, a JDK);
-# - a base image made without a registry needs debootstrap.
+# - a base image made without a registry needs debootstrap;
+# - compose.yaml is run as written (integration/deploy TestCompose) under
+#   Debian's Docker Compose 1.29, which speaks to the 20.10 engine.
 missing=()
 { command -v mkfs.ext4 && command -v debugfs; } >/dev/null 2>&1 || missing+=(e2fsprogs)
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 { command -v mvn && command -v javac; } >/dev/null 2>&1 || missing+=(maven openjdk-17-jdk-headless)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test: installing ${missing[*]}" >&2
   apt_install "${missing[@]}"

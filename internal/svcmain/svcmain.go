@@ -1,6 +1,7 @@
-// Package svcmain holds what the control plane's service commands
-// (sandox-data, sandox-search) share: running until SIGINT or SIGTERM with
-// a JSON log, and connecting to NATS as the environment says.
+// Package svcmain holds what the control plane's service commands share:
+// running until SIGINT or SIGTERM with a JSON log, and connecting to NATS
+// as the environment says (sandox-data, sandox-search), and flags whose
+// defaults come from the environment (sandox-orchestrator, sandox-nats).
 package svcmain
 
 import (

@@ -260,11 +260,12 @@ func (s *Service) graph(ctx context.Context, group, addr string, call schemas.Da
 // vectorsAt returns the client of group's Qdrant at addr, connecting once.
 func (s *Service) vectorsAt(ctx context.Context, group, addr string) (*Vectors, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	v, err := s.vectors.get(ctx, group, addr)
+	s.mu.Unlock()
 	if err != nil {
 		return nil, schemas.Errorf(schemas.CodeUnavailable, "%w", err)
 	}
+	v.wake(ctx) // outside the lock: it may wait a second
 	return v, nil
 }
 

@@ -44,8 +44,14 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, spec.DatabaseAccess.Validate(), checkPoolSpec(spec.Pool))
+	if spec.Egress != nil {
+		errs = append(errs, checkEgress(*spec.Egress))
+	}
 	seen := map[string]bool{}
 	for _, sb := range spec.Sandboxes {
+		if sb.Egress != nil {
+			errs = append(errs, checkEgress(*sb.Egress))
+		}
 		if sb.Databases != nil {
 			errs = append(errs, sb.Databases.Validate())
 		}

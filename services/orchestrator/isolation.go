@@ -19,14 +19,24 @@ const (
 	SandboxProxyAddr = "127.0.0.1:3128"
 )
 
-// resolveEgress returns a sandbox's egress policy, checked.
-func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, error) {
-	e := schemas.ResolveEgress(group, sandbox)
+// checkEgress checks an egress policy as written: its fields
+// (schemas.Egress.Validate) and its allowlist's destinations.
+func checkEgress(e schemas.Egress) error {
 	if err := e.Validate(); err != nil {
-		return e, err
+		return err
 	}
 	if _, err := egress.ParseAllowlist(e.Allow); err != nil {
-		return e, schemas.Errorf(schemas.CodeBadRequest, "egress allowlist: %v", err)
+		return schemas.Errorf(schemas.CodeBadRequest, "egress allowlist: %v", err)
+	}
+	return nil
+}
+
+// resolveEgress returns a sandbox's egress policy, checked, and refuses a
+// policy this worker cannot build.
+func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, error) {
+	e := schemas.ResolveEgress(group, sandbox)
+	if err := checkEgress(e); err != nil {
+		return e, err
 	}
 	if e.Policy != schemas.EgressNone && w.cfg.NATSSocket == "" {
 		return e, schemas.Errorf(schemas.CodeUnsupported, "egress %s needs sandboxes reaching NATS through its socket (NATSSocket)", e.Policy)

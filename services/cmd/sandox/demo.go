@@ -27,7 +27,7 @@ var demoTools []byte
 // bad input, and the end of it all.
 func demo(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 func down(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("down", flag.ContinueOnError)
 	purge := fs.Bool("purge", false, "also remove NATS's data volume (all recorded state and events)")
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
