@@ -76,9 +76,30 @@ type Env struct {
 	// families that forward calls to a control-plane service. Nil when the
 	// executor has no connection (unit tests).
 	Request func(ctx context.Context, subject string, data []byte) ([]byte, error)
+	// Publish sends data on subject and returns once a stream stored it
+	// (a JetStream publish with msgID as Nats-Msg-Id, so that the stream
+	// drops a repeat of a retried message), for families whose work
+	// outlives the action (terminal_tools' jobs). It fails when the bus is
+	// away; the caller retries. Nil when the executor has no connection
+	// (unit tests).
+	Publish func(ctx context.Context, subject, msgID string, data []byte) error
+	// SandboxID returns the id of the sandbox the executor serves now:
+	// for a pooled executor, the claimed sandbox's once claimed, whereas
+	// Executor.SandboxID is fixed when the family opens. Nil means
+	// Executor.SandboxID.
+	SandboxID func() string
 	// Log is the executor's logger, tagged with the sandbox and group;
 	// never nil.
 	Log *slog.Logger
+}
+
+// Sandbox returns the id of the sandbox the executor serves now (SandboxID,
+// else Executor.SandboxID).
+func (e Env) Sandbox() string {
+	if e.SandboxID != nil {
+		return e.SandboxID()
+	}
+	return e.Executor.SandboxID
 }
 
 // WorkDir is the working directory the families share: the workspace, or,

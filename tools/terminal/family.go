@@ -10,13 +10,15 @@ import (
 // builtin). Its sessions start in the workspace, and the shared working
 // directory follows the default session's cd. It needs nothing beyond the
 // default sandbox image (bash, python3 and uv are there); closing it kills
-// every session.
+// every session and every job. Its jobs publish through env.Publish under
+// the sandbox's id as env.Sandbox reports it when each job starts.
 func Family() tools.Module {
 	return tools.Module{
 		Name:    Module,
 		Summary: "persistent bash sessions, long-running commands, uv and Python",
 		Open: func(_ context.Context, env tools.Env) (tools.Opened, error) {
-			m := NewManager(Config{Dir: env.Dir.Base(), PackageIndex: env.Executor.PackageIndex})
+			m := NewManager(Config{Dir: env.Dir.Base(), PackageIndex: env.Executor.PackageIndex,
+				Jobs: JobConfig{Publish: env.Publish, SandboxID: env.Sandbox}})
 			env.Dir.Follow(m.Dir)
 			return tools.Opened{Tools: m.Tools(), Close: m.Close}, nil
 		},

@@ -87,7 +87,8 @@ type getCwdArgs struct {
 
 // Tools returns the terminal_tools functions: run, read_output, wait,
 // send_input, send_keys, interrupt, list_sessions, close_session,
-// change_directory, get_cwd and the uv and Python tools.
+// change_directory, get_cwd, the job tools (start_job, list_jobs, wait_job,
+// job_output, signal_job, kill_job) and the uv and Python tools.
 func (m *Manager) Tools() []tools.Tool {
 	ts := []tools.Tool{
 		tools.New(Module, "run", "Run a bash command in a persistent terminal session (state such as the working directory, variables, functions and activated venvs survives between actions). Returns the terminal output (stdout and stderr merged) and the exit code; a command still running after timeout_seconds goes on and the observation says terminal_still_running. One command runs per session at a time.", m.run),
@@ -101,6 +102,7 @@ func (m *Manager) Tools() []tools.Tool {
 		tools.New(Module, "change_directory", "Change the working directory of a session (cd); later commands run there.", m.changeDirectory),
 		tools.New(Module, "get_cwd", "Return the working directory of a session.", m.getCwd),
 	}
+	ts = append(ts, m.jobTools()...)
 	return append(ts, m.uvTools()...)
 }
 
