@@ -12,10 +12,11 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
-// Module is the family's module name.
-const Module = "database_tools"
+// Family is the family's name (catalog.Database).
+const Family = catalog.Database
 
 // RequestFunc sends a request on a NATS subject and returns the reply's
 // data; tools.Env.Request is one.

@@ -17,7 +17,7 @@ type insertArgs struct {
 
 func (f *fsys) insertLines() tools.Tool {
 	const op = "insert_lines"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Insert lines of text into a file before a given line number (1-based); use the line count plus one to add at the end.",
 		func(_ context.Context, a insertArgs) (tools.Result, error) {
 			d := f.here()
@@ -64,7 +64,7 @@ type replaceArgs struct {
 
 func (f *fsys) replaceInFile() tools.Tool {
 	const op = "replace_in_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Replace an exact string in a file. The string must occur exactly once (include surrounding lines to make it unique) unless all is true; "+
 			"the error says how many times it was found.",
 		func(_ context.Context, a replaceArgs) (tools.Result, error) {

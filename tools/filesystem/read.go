@@ -27,7 +27,7 @@ type readArgs struct {
 
 func (f *fsys) readFile() tools.Tool {
 	const op = "read_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Read a file. Returns the text of the whole file or of a line range (start_line/end_line), optionally with line numbers. "+
 			"Binary files must be read with encoding \"base64\". Files over the read limit must be read by line range.",
 		func(ctx context.Context, a readArgs) (tools.Result, error) {

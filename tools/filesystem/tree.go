@@ -20,7 +20,7 @@ type deleteArgs struct {
 
 func (f *fsys) deletePath() tools.Tool {
 	const op = "delete_path"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Delete a file, a symbolic link or an empty directory; a directory with content only when recursive is true.",
 		func(_ context.Context, a deleteArgs) (tools.Result, error) {
 			d := f.here()
@@ -65,7 +65,7 @@ type mkdirArgs struct {
 
 func (f *fsys) makeDirectory() tools.Tool {
 	const op = "make_directory"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Create a directory and any missing parent directories. An existing directory is not an error.",
 		func(_ context.Context, a mkdirArgs) (tools.Result, error) {
 			d := f.here()
@@ -94,7 +94,7 @@ type relocateArgs struct {
 
 func (f *fsys) movePath() tools.Tool {
 	const op = "move_path"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Move or rename a file or directory. Refuses to replace an existing destination unless overwrite is true; missing parent directories of the destination are created.",
 		func(ctx context.Context, a relocateArgs) (tools.Result, error) {
 			d := f.here()
@@ -112,7 +112,7 @@ func (f *fsys) movePath() tools.Tool {
 
 func (f *fsys) copyPath() tools.Tool {
 	const op = "copy_path"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Copy a file or a whole directory tree, keeping file modes; symbolic links inside a tree are copied as links. "+
 			"Refuses to replace an existing destination unless overwrite is true.",
 		func(ctx context.Context, a relocateArgs) (tools.Result, error) {

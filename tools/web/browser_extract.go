@@ -57,7 +57,7 @@ const extractJS = `function(selector, xpath, attribute, all, fields) {
 }`
 
 func (w *Web) browserExtract() tools.Tool {
-	return tools.New(Module, "browser_extract",
+	return tools.New(Family, "browser_extract",
 		"Read fields of the browser's current page into JSON, by CSS selector or XPath: one value (the first match's text or attribute), "+
 			"a list (all), or a list of records from a repeated element with named sub-selectors (fields). Waits for the first match. "+
 			"Open the page with browser_open first.",

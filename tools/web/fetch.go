@@ -19,7 +19,7 @@ type fetchArgs struct {
 }
 
 func (w *Web) fetchMarkdown() tools.Tool {
-	return tools.New(Module, "fetch_markdown",
+	return tools.New(Family, "fetch_markdown",
 		"Fetch one web page and return its main content as markdown (title, URL, then the content with navigation, headers, footers and scripts stripped; "+
 			"tables, lists, links and code blocks kept). No JavaScript runs: use the browser tools for pages that build their content with scripts. "+
 			"Markdown over the observation limit is written to a file in the workspace and the observation says where.",

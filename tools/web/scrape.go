@@ -31,7 +31,7 @@ type scrapeArgs struct {
 }
 
 func (w *Web) scrapeWebsite() tools.Tool {
-	return tools.New(Module, "scrape_website",
+	return tools.New(Family, "scrape_website",
 		"Crawl a website from a URL and return one markdown document: per page its title and URL, then its main content with navigation, headers, "+
 			"footers and scripts stripped (tables, lists, links and code blocks kept). Stays on the start host by default and respects robots.txt; "+
 			"bounded by depth, page count and a time budget. Markdown over the observation limit is written to a file in the workspace.",
