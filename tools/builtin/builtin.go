@@ -19,8 +19,10 @@ import (
 	"github.com/sandox/sandox/tools/terminal"
 )
 
-// opens maps each family built into this binary to its Open.
-var opens = func() map[string]tools.OpenFunc {
+// opens maps each family built into this binary to its Open. It is a
+// func, not a package variable, so that a binary that imports this package
+// without calling it links none of the families' code.
+func opens() map[string]tools.OpenFunc {
 	m := map[string]tools.OpenFunc{
 		terminal.Family:   terminal.Open,
 		filesystem.Family: filesystem.Open,
@@ -28,7 +30,7 @@ var opens = func() map[string]tools.OpenFunc {
 	}
 	addWeb(m)
 	return m
-}()
+}
 
 // Family is a family of the catalog with the code that opens it.
 type Family struct {
@@ -40,8 +42,9 @@ type Family struct {
 // the catalog: all of them, or all but web_tools with the tag nowebtools.
 func Families() catalog.List {
 	var out catalog.List
+	m := opens()
 	for _, f := range catalog.Families() {
-		if opens[f.Name] != nil {
+		if m[f.Name] != nil {
 			out = append(out, f)
 		}
 	}
@@ -58,9 +61,10 @@ func Select(names []string) ([]Family, error) {
 	if err != nil {
 		return nil, err
 	}
+	m := opens()
 	out := make([]Family, len(l))
 	for i, f := range l {
-		out[i] = Family{Family: f, Open: opens[f.Name]}
+		out[i] = Family{Family: f, Open: m[f.Name]}
 	}
 	return out, nil
 }

@@ -25,7 +25,7 @@ func TestOpensMatchCatalog(t *testing.T) {
 		}
 	}
 	var names []string
-	for name := range opens {
+	for name := range opens() {
 		names = append(names, name)
 	}
 	assert.ElementsMatch(t, want.Names(), names)
