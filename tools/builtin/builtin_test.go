@@ -54,7 +54,7 @@ func TestFamiliesOpen(t *testing.T) {
 				// Its arguments' schema compiles (on first call): an
 				// unknown argument is refused before the tool runs.
 				_, err := tl.Call(context.Background(), json.RawMessage(`{"sandox_no_such_argument": 1}`))
-				assert.ErrorIs(t, err, tools.ErrInvalidArgs, "tool %s", tl.FullName())
+				assert.ErrorIs(t, err, schemas.CodeInvalidArgs, "tool %s", tl.FullName())
 			}
 			if opened.Close != nil {
 				assert.NoError(t, opened.Close())

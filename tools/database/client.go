@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/tools"
 	"github.com/sandox/sandox/tools/catalog"
 )
 
@@ -24,7 +23,7 @@ type RequestFunc func(ctx context.Context, subject string, data []byte) ([]byte,
 
 // ErrNoDataService: nothing answers database requests, or this executor
 // has no connection.
-var ErrNoDataService = fmt.Errorf("no data service: %w", tools.ErrUnsupported)
+var ErrNoDataService = fmt.Errorf("no data service: %w", schemas.CodeUnsupported)
 
 // client sends one sandbox's database requests.
 type client struct {

@@ -156,7 +156,7 @@ func vectorDelete(c *client) tools.Tool {
 		"Delete documents of a vector namespace this sandbox may write, by ids or by a metadata filter.",
 		func(ctx context.Context, a deleteArgs) (tools.Result, error) {
 			if len(a.IDs) == 0 && len(a.Filter) == 0 {
-				return tools.Result{}, fmt.Errorf("%w: give ids or a filter", tools.ErrInvalidArgs)
+				return tools.Result{}, fmt.Errorf("%w: give ids or a filter", schemas.CodeInvalidArgs)
 			}
 			var out schemas.VectorResult
 			if err := c.call(ctx, schemas.DatabaseQdrant, a.Namespace, schemas.DatabaseWrite, schemas.VectorDelete, schemas.VectorDeleteArgs{IDs: a.IDs, Filter: a.Filter}, &out); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -81,10 +82,10 @@ func (f *fsys) replaceInFile() tools.Tool {
 			lines := matchLines(data, old)
 			switch {
 			case len(lines) == 0:
-				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: old_string occurs 0 times, want exactly 1", tools.ErrInvalidArgs),
+				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: old_string occurs 0 times, want exactly 1", schemas.CodeInvalidArgs),
 					"copy it exactly from read_file output, with the same whitespace")
 			case len(lines) > 1 && !a.All:
-				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: old_string occurs %d times (%s), want exactly 1", tools.ErrInvalidArgs, len(lines), lineList(lines)),
+				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: old_string occurs %d times (%s), want exactly 1", schemas.CodeInvalidArgs, len(lines), lineList(lines)),
 					"add surrounding lines to old_string to make it unique, or pass all: true")
 			}
 			out := bytes.ReplaceAll(data, old, []byte(a.NewString))

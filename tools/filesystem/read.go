@@ -11,6 +11,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -86,7 +87,7 @@ func (d cwd) openRegular(op, abs string) (*os.File, os.FileInfo, error) {
 		return nil, nil, d.isDirErr(op, abs)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, nil, d.errAt(op, abs, fmt.Errorf("%w: not a regular file (%s)", tools.ErrUnsupported, info.Mode().Type()), "")
+		return nil, nil, d.errAt(op, abs, fmt.Errorf("%w: not a regular file (%s)", schemas.CodeUnsupported, info.Mode().Type()), "")
 	}
 	file, err := os.Open(abs)
 	if err != nil {

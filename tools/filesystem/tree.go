@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -122,7 +123,7 @@ func (f *fsys) copyPath() tools.Tool {
 				return tools.Result{}, err
 			}
 			if m := r.info.Mode(); !m.IsDir() && !m.IsRegular() && m&fs.ModeSymlink == 0 {
-				return tools.Result{}, d.errAt(op, r.src, fmt.Errorf("%w: cannot copy a %s", tools.ErrUnsupported, kind(m)), "")
+				return tools.Result{}, d.errAt(op, r.src, fmt.Errorf("%w: cannot copy a %s", schemas.CodeUnsupported, kind(m)), "")
 			}
 			var st copyStats
 			err = replacing(r.dst, r.dstExists, r.dstIsDir, func() (err error) {

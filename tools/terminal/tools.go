@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -164,7 +165,7 @@ func (m *Manager) sendInput(ctx context.Context, a sendInputArgs) (tools.Result,
 		text += "\r"
 	}
 	if text == "" {
-		return tools.Result{}, fmt.Errorf("%w: text is empty and enter is not set", tools.ErrInvalidArgs)
+		return tools.Result{}, fmt.Errorf("%w: text is empty and enter is not set", schemas.CodeInvalidArgs)
 	}
 	return s.input(ctx, []byte(text), seconds(a.WaitSeconds, defaultInputWait), m.view(a.rawArg))
 }
@@ -268,9 +269,9 @@ func cdError(path, dir, msg string) error {
 	case os.IsNotExist(err):
 		return fmt.Errorf("change directory: %q does not exist: %w", path, tools.ErrNotFound)
 	case err == nil && !info.IsDir():
-		return fmt.Errorf("change directory: %q is not a directory: %w", path, tools.ErrInvalidArgs)
+		return fmt.Errorf("change directory: %q is not a directory: %w", path, schemas.CodeInvalidArgs)
 	case os.IsPermission(err) || strings.Contains(msg, "Permission denied"):
-		return fmt.Errorf("change directory: %q: %w", path, tools.ErrAccessDenied)
+		return fmt.Errorf("change directory: %q: %w", path, schemas.CodeAccessDenied)
 	}
 	return fmt.Errorf("change directory to %q: %s", path, msg)
 }

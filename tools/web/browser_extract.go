@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-rod/rod"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -67,7 +68,7 @@ func (w *Web) browserExtract() tools.Tool {
 			}
 			for name, f := range a.Fields {
 				if f.Selector != "" && f.XPath != "" {
-					return tools.Result{}, fmt.Errorf("field %q: give selector or xpath, not both: %w", name, tools.ErrInvalidArgs)
+					return tools.Result{}, fmt.Errorf("field %q: give selector or xpath, not both: %w", name, schemas.CodeInvalidArgs)
 				}
 			}
 			timeout := seconds(a.TimeoutSeconds, 10)

@@ -10,6 +10,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -32,7 +33,7 @@ func (w *Web) browserScroll() tools.Tool {
 				}
 			}
 			if given != 1 {
-				return tools.Result{}, fmt.Errorf("give exactly one of selector, to and pixels: %w", tools.ErrInvalidArgs)
+				return tools.Result{}, fmt.Errorf("give exactly one of selector, to and pixels: %w", schemas.CodeInvalidArgs)
 			}
 			timeout := seconds(a.TimeoutSeconds, 10)
 			ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -94,7 +95,7 @@ func (w *Web) browserEval() tools.Tool {
 					if ex.Exception != nil && ex.Exception.Description != "" {
 						msg = ex.Exception.Description
 					}
-					return fmt.Errorf("the script threw: %s: %w", msg, tools.ErrInvalidArgs)
+					return fmt.Errorf("the script threw: %s: %w", msg, schemas.CodeInvalidArgs)
 				}
 				value = json.RawMessage(res.Result.Value.JSON("", ""))
 				return nil

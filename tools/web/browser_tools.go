@@ -11,6 +11,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -195,7 +196,7 @@ func (w *Web) browserSelect() tools.Tool {
 				}
 				switch n := res.Value.Int(); {
 				case n < 0:
-					return fmt.Errorf("%s is not a <select>: %w", a.target, tools.ErrInvalidArgs)
+					return fmt.Errorf("%s is not a <select>: %w", a.target, schemas.CodeInvalidArgs)
 				case n == 0:
 					return fmt.Errorf("no option of %s matches %q: %w", a.target, a.Values, tools.ErrNotFound)
 				}
@@ -224,7 +225,7 @@ func (w *Web) browserSubmit() tools.Tool {
 					return err
 				}
 				if !res.Value.Bool() {
-					return fmt.Errorf("%s is neither a form nor in one: %w", a.target, tools.ErrInvalidArgs)
+					return fmt.Errorf("%s is neither a form nor in one: %w", a.target, schemas.CodeInvalidArgs)
 				}
 				return nil
 			})
