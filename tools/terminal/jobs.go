@@ -85,17 +85,17 @@ type startRequest struct {
 }
 
 // start runs the command of req as a job and returns at once. The job's id
-// is req.id, or a fresh one; an id in use is tools.ErrInvalidArgs.
+// is req.id, or a fresh one; an id in use is schemas.CodeInvalidArgs.
 func (js *jobSet) start(req startRequest) (schemas.JobInfo, error) {
 	if req.id == "" {
 		req.id = newJobID()
 	}
 	if err := schemas.ValidateID("job", req.id); err != nil {
-		return schemas.JobInfo{}, fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
+		return schemas.JobInfo{}, fmt.Errorf("%w: %w", schemas.CodeInvalidArgs, err)
 	}
 	if req.notify != "" {
 		if err := schemas.ValidateID("notify", req.notify); err != nil {
-			return schemas.JobInfo{}, fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
+			return schemas.JobInfo{}, fmt.Errorf("%w: %w", schemas.CodeInvalidArgs, err)
 		}
 	}
 	j, err := js.add(req)
@@ -125,7 +125,7 @@ func (js *jobSet) add(req startRequest) (*job, error) {
 		return nil, errClosed
 	}
 	if _, ok := js.byID[req.id]; ok {
-		return nil, schemas.Errorf(schemas.CodeAlreadyExists, "%w: job %q exists already", tools.ErrInvalidArgs, req.id)
+		return nil, schemas.Errorf(schemas.CodeAlreadyExists, "%w: job %q exists already", schemas.CodeInvalidArgs, req.id)
 	}
 	j, pipes, err := js.spawn(req)
 	if err != nil {

@@ -46,7 +46,7 @@ func TestJobRunsAndReportsItsExit(t *testing.T) {
 	assert.Equal(t, "err 3\n", res.Stderr)
 
 	_, err := call(t, m, "start_job", map[string]any{"command": "true", "job_id": "j1"})
-	assert.ErrorIs(t, err, tools.ErrInvalidArgs, "an id in use")
+	assert.ErrorIs(t, err, schemas.CodeInvalidArgs, "an id in use")
 	_, err = call(t, m, "wait_job", map[string]any{"job_id": "nope"})
 	assert.ErrorIs(t, err, tools.ErrNotFound)
 
@@ -89,7 +89,7 @@ func TestSignalJob(t *testing.T) {
 	m := newTestManager(t, Config{})
 	mustCall(t, m, "start_job", map[string]any{"command": "trap 'echo got term; exit 3' TERM; echo ready; while :; do sleep 0.1; done", "job_id": "sig"})
 	_, err := call(t, m, "signal_job", map[string]any{"job_id": "sig", "signal": "BOGUS"})
-	assert.ErrorIs(t, err, tools.ErrInvalidArgs)
+	assert.ErrorIs(t, err, schemas.CodeInvalidArgs)
 	require.Eventually(t, func() bool {
 		return mustCall(t, m, "job_output", map[string]any{"job_id": "sig"}).Stdout == "ready\n"
 	}, waitLong, 10*time.Millisecond, "the trap is set")

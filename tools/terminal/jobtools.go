@@ -60,12 +60,12 @@ type jobOutputReturn struct {
 // and kill_job.
 func (m *Manager) jobTools() []tools.Tool {
 	return []tools.Tool{
-		tools.New(Module, "start_job", "Start a bash command as a background job and return at once with its job id. The job runs apart from the terminal sessions and outlives the client; its output, stdout and stderr apart, and its exit are recorded with sequence numbers in the SANDOX_JOBS stream (sandbox.<id>.jobs.<job>.>), from which a client resumes after a disconnect.", m.startJob),
-		tools.New(Module, "list_jobs", "List the sandbox's jobs, newest first, running or ended, with their exit codes.", m.listJobs),
-		tools.New(Module, "wait_job", "Wait for a job to end and return its exit code (or that it still runs).", m.waitJob),
-		tools.New(Module, "job_output", "Return a job's output from byte offsets of stdout and stderr (the last MiB of each is kept here; the job stream keeps it all), optionally waiting for the job to end first.", m.jobOutput),
-		tools.New(Module, "signal_job", "Send a signal to every process of a job (its process group and the processes that left it).", m.signalJob),
-		tools.New(Module, "kill_job", "Kill a job and every process it started (SIGKILL to the whole process tree) and return how it ended.", m.killJob),
+		tools.New(Family, "start_job", "Start a bash command as a background job and return at once with its job id. The job runs apart from the terminal sessions and outlives the client; its output, stdout and stderr apart, and its exit are recorded with sequence numbers in the SANDOX_JOBS stream (sandbox.<id>.jobs.<job>.>), from which a client resumes after a disconnect.", m.startJob),
+		tools.New(Family, "list_jobs", "List the sandbox's jobs, newest first, running or ended, with their exit codes.", m.listJobs),
+		tools.New(Family, "wait_job", "Wait for a job to end and return its exit code (or that it still runs).", m.waitJob),
+		tools.New(Family, "job_output", "Return a job's output from byte offsets of stdout and stderr (the last MiB of each is kept here; the job stream keeps it all), optionally waiting for the job to end first.", m.jobOutput),
+		tools.New(Family, "signal_job", "Send a signal to every process of a job (its process group and the processes that left it).", m.signalJob),
+		tools.New(Family, "kill_job", "Kill a job and every process it started (SIGKILL to the whole process tree) and return how it ended.", m.killJob),
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 )
 
 // killJobTree sends SIGKILL to every process of job id, whose bash is pid
@@ -121,13 +121,13 @@ var jobSignals = map[string]syscall.Signal{
 }
 
 // parseSignal reads a signal name, with or without "SIG", in any case;
-// another name is tools.ErrInvalidArgs.
+// another name is schemas.CodeInvalidArgs.
 func parseSignal(name string) (syscall.Signal, error) {
 	n := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(name)), "SIG")
 	if s, ok := jobSignals[n]; ok {
 		return s, nil
 	}
-	return 0, fmt.Errorf("%w: signal %q: want one of HUP, INT, QUIT, KILL, USR1, USR2, TERM, STOP, CONT", tools.ErrInvalidArgs, name)
+	return 0, fmt.Errorf("%w: signal %q: want one of HUP, INT, QUIT, KILL, USR1, USR2, TERM, STOP, CONT", schemas.CodeInvalidArgs, name)
 }
 
 // signalName names sig as "SIGKILL".

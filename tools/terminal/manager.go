@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
-// Module is the name of the tool module the terminal tools belong to.
-const Module = "terminal_tools"
+// Family is the name of the family the terminal tools belong to
+// (catalog.Terminal).
+const Family = catalog.Terminal
 
 // DefaultSession is the session an action uses when it names none.
 const DefaultSession = "default"
