@@ -16,6 +16,7 @@ import (
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // sandox is a whole sandox in the test's process: an embedded NATS server
@@ -65,7 +66,7 @@ func startSandox(t *testing.T) *sandox {
 	cfg.DisksDir = ""
 	cfg.CredsDir = "" // an open server: sandboxes get no identity
 	cfg.ReadyTimeout = 10 * time.Second
-	w, err := orchestrator.NewWorker(t.Context(), connect(t, s.url), s.engine, cfg, slog.New(slog.DiscardHandler))
+	w, err := orchestrator.NewWorker(t.Context(), connect(t, s.url), runtime.Engine{Runtime: s.engine}, cfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -13,23 +13,8 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
-
-// ResourceUpdater changes the limits of a running container (docker
-// update). A runtime without it serves claims only of the pool's own
-// resources.
-type ResourceUpdater interface {
-	// Update sets the container's CPU, memory and process limits; zero
-	// leaves a limit as it is.
-	Update(ctx context.Context, id string, limits ResourceLimits) error
-}
-
-// ResourceLimits are the limits a running container can be given.
-type ResourceLimits struct {
-	NanoCPUs    int64
-	MemoryBytes int64
-	PIDs        int64
-}
 
 // poolShape is what a create asks that a pooled sandbox can be.
 type poolShape struct {
@@ -99,7 +84,7 @@ func (w *Worker) fits(p schemas.SandboxStatus, s poolShape) bool {
 	if r.DiskBytes != pr.DiskBytes || r.CPUSet != pr.CPUSet || r.MemoryBandwidthBytes != pr.MemoryBandwidthBytes {
 		return false
 	}
-	_, canUpdate := w.rt.(ResourceUpdater)
+	canUpdate := w.updater != nil
 	for _, l := range [][2]int64{{pr.NanoCPUs, r.NanoCPUs}, {pr.MemoryBytes, r.MemoryBytes}, {pr.PIDs, r.PIDs}} {
 		if l[0] != l[1] && (!canUpdate || l[1] == 0) {
 			return false
@@ -298,11 +283,10 @@ func (w *Worker) updateLimits(ctx context.Context, p, st schemas.SandboxStatus) 
 	if r.NanoCPUs == pr.NanoCPUs && r.MemoryBytes == pr.MemoryBytes && r.PIDs == pr.PIDs {
 		return nil
 	}
-	u, ok := w.rt.(ResourceUpdater)
-	if !ok {
+	if w.updater == nil {
 		return fmt.Errorf("sandbox %s: the runtime cannot change a container's limits", st.ID)
 	}
-	return u.Update(ctx, st.Container, ResourceLimits{NanoCPUs: r.NanoCPUs, MemoryBytes: r.MemoryBytes, PIDs: r.PIDs})
+	return w.updater.Update(ctx, st.Container, runtime.ResourceLimits{NanoCPUs: r.NanoCPUs, MemoryBytes: r.MemoryBytes, PIDs: r.PIDs})
 }
 
 // removeClaimed removes what sandbox st, when it came from the pool, holds

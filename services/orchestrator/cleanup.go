@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"sync"
 	"time"
 )
@@ -83,10 +84,10 @@ const (
 // egress left empty. The sandbox's record is not on it.
 func (w *Worker) sandboxResources(container, sandboxID string) *cleanup {
 	c := &cleanup{}
-	c.push(resNetwork, func(ctx context.Context) error { return w.pruneEgressNetworks(ctx, ContainerName(sandboxID)) })
+	c.push(resNetwork, func(ctx context.Context) error { return w.pruneEgressNetworks(ctx, runtime.ContainerName(sandboxID)) })
 	c.push(resLedger, func(ctx context.Context) error { return w.release(ctx, sandboxID) })
 	c.push(resDisk, func(context.Context) error { return w.detachDisk(sandboxID) })
-	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, VolumeName(sandboxID)) })
+	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, runtime.VolumeName(sandboxID)) })
 	c.push(resEgress, func(context.Context) error { return w.egress.Close(sandboxID) })
 	c.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
 	c.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, sandboxID) })

@@ -15,17 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
-
-// DatabaseRuntime is what a runtime needs to run a group's databases: a
-// network of their own and the addresses on it. docker.Runtime has it.
-type DatabaseRuntime interface {
-	EnsureNetwork(ctx context.Context, name string, labels map[string]string) error
-	ContainerIP(ctx context.Context, id, network string) (string, error)
-}
-
-// LabelDatabase marks a group's database container with its database.
-const LabelDatabase = "dev.sandox.database"
 
 // Neo4jPasswordPath is where a Neo4j container finds its password.
 const Neo4jPasswordPath = "/run/secrets/neo4j-password"
@@ -64,12 +55,12 @@ func groupDatabases(spec schemas.GroupSpec) []string {
 }
 
 // databaseSpec is the container of one database of a group.
-func (w *Worker) databaseSpec(groupID, db string) (ContainerSpec, int, error) {
-	labels := map[string]string{LabelManaged: "true", LabelGroup: groupID, LabelDatabase: db}
+func (w *Worker) databaseSpec(groupID, db string) (runtime.ContainerSpec, int, error) {
+	labels := map[string]string{runtime.LabelManaged: "true", runtime.LabelGroup: groupID, runtime.LabelDatabase: db}
 	if w.cfg.System != "" {
-		labels[LabelSystem] = w.cfg.System
+		labels[runtime.LabelSystem] = w.cfg.System
 	}
-	spec := ContainerSpec{
+	spec := runtime.ContainerSpec{
 		Name:    DatabaseName(groupID, db),
 		Labels:  labels,
 		Network: w.cfg.DatabaseNetwork,
@@ -83,7 +74,7 @@ func (w *Worker) databaseSpec(groupID, db string) (ContainerSpec, int, error) {
 		}
 		spec.Image = w.cfg.Neo4jImage
 		spec.MemoryBytes = 1 << 30
-		spec.Binds = []Bind{{Source: w.cfg.Neo4jPasswordFile, Target: Neo4jPasswordPath, ReadOnly: true}}
+		spec.Binds = []runtime.Bind{{Source: w.cfg.Neo4jPasswordFile, Target: Neo4jPasswordPath, ReadOnly: true}}
 		return spec, 7687, nil
 	case schemas.DatabaseQdrant:
 		if w.cfg.QdrantImage == "" {
@@ -108,16 +99,15 @@ func (w *Worker) startDatabases(ctx context.Context, g schemas.GroupStatus) (sch
 	if len(dbs) == 0 {
 		return g, nil
 	}
-	drt, ok := w.rt.(DatabaseRuntime)
-	if !ok {
+	if w.dbrt == nil {
 		return g, schemas.Errorf(schemas.CodeUnsupported, "group %s needs databases, which this runtime cannot run", g.ID)
 	}
-	if err := drt.EnsureNetwork(ctx, w.cfg.DatabaseNetwork, map[string]string{LabelManaged: "true"}); err != nil {
+	if err := w.dbrt.EnsureNetwork(ctx, w.cfg.DatabaseNetwork, map[string]string{runtime.LabelManaged: "true"}); err != nil {
 		return g, err
 	}
 	var endpoints []schemas.DatabaseEndpoint
 	undo := &cleanup{}
-	ok = false
+	ok := false
 	defer func() {
 		if !ok {
 			if err := undo.run(ctx); err != nil {
@@ -134,7 +124,7 @@ func (w *Worker) startDatabases(ctx context.Context, g schemas.GroupStatus) (sch
 		if !g.Spec.KeepDatabaseData {
 			undo.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, name) })
 		}
-		if err := w.rt.CreateVolume(ctx, VolumeSpec{Name: name, Labels: spec.Labels}); err != nil {
+		if err := w.rt.CreateVolume(ctx, runtime.VolumeSpec{Name: name, Labels: spec.Labels}); err != nil {
 			return g, fmt.Errorf("volume of %s: %w", db, err)
 		}
 		undo.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, name) })
@@ -146,7 +136,7 @@ func (w *Worker) startDatabases(ctx context.Context, g schemas.GroupStatus) (sch
 		if err := w.rt.Start(ctx, id); err != nil {
 			return g, fmt.Errorf("start %s: %w", db, err)
 		}
-		ip, err := drt.ContainerIP(ctx, id, w.cfg.DatabaseNetwork)
+		ip, err := w.dbrt.ContainerIP(ctx, id, w.cfg.DatabaseNetwork)
 		if err != nil {
 			return g, err
 		}
@@ -254,7 +244,7 @@ func (w *Worker) stopDatabases(ctx context.Context, g schemas.GroupStatus) error
 	var errs []error
 	for _, db := range []string{schemas.DatabaseNeo4j, schemas.DatabaseQdrant} {
 		name := DatabaseName(g.ID, db)
-		if err := w.rt.Remove(ctx, name); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := w.rt.Remove(ctx, name); err != nil && !errors.Is(err, runtime.ErrNotFound) {
 			errs = append(errs, err)
 		}
 		if !g.Spec.KeepDatabaseData {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // reconcileDatabases removes the database containers of groups that no
@@ -19,13 +20,13 @@ func (w *Worker) reconcileDatabases(ctx context.Context) {
 	if w.cfg.System == "" {
 		return
 	}
-	cs, err := w.rt.List(ctx, w.ownLabels(LabelManaged+"=true", LabelDatabase)...)
+	cs, err := w.rt.List(ctx, w.ownLabels(runtime.LabelManaged+"=true", runtime.LabelDatabase)...)
 	if err != nil {
 		w.log.Warn("list database containers to reconcile", "err", err)
 		return
 	}
 	for _, c := range cs {
-		group := c.Labels[LabelGroup]
+		group := c.Labels[runtime.LabelGroup]
 		if group == "" {
 			continue
 		}
@@ -34,9 +35,9 @@ func (w *Worker) reconcileDatabases(ctx context.Context) {
 			continue
 		}
 		if err := w.rt.Remove(ctx, c.ID); err != nil {
-			w.log.Warn("remove the database of a group that no longer exists", "group", group, "database", c.Labels[LabelDatabase], "err", err)
+			w.log.Warn("remove the database of a group that no longer exists", "group", group, "database", c.Labels[runtime.LabelDatabase], "err", err)
 			continue
 		}
-		w.log.Info("removed the database of a group that no longer exists", "group", group, "database", c.Labels[LabelDatabase])
+		w.log.Info("removed the database of a group that no longer exists", "group", group, "database", c.Labels[runtime.LabelDatabase])
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // TestReconcileDatabases checks that a worker starting removes the database
@@ -20,10 +21,10 @@ func TestReconcileDatabases(t *testing.T) {
 	h.rt.addImage("db-image", "sha256:db")
 	run := func(group, system string) string {
 		t.Helper()
-		spec := ContainerSpec{
+		spec := runtime.ContainerSpec{
 			Name:    DatabaseName(group, schemas.DatabaseQdrant) + "-" + system,
 			Image:   "db-image",
-			Labels:  map[string]string{LabelManaged: "true", LabelGroup: group, LabelDatabase: schemas.DatabaseQdrant, LabelSystem: system},
+			Labels:  map[string]string{runtime.LabelManaged: "true", runtime.LabelGroup: group, runtime.LabelDatabase: schemas.DatabaseQdrant, runtime.LabelSystem: system},
 			Volumes: map[string]string{DatabaseName(group, schemas.DatabaseQdrant) + "-" + system: "/data"},
 		}
 		id, err := h.rt.Create(ctx, spec)
@@ -51,7 +52,7 @@ func TestReconcileDatabases(t *testing.T) {
 			if tt.kept {
 				assert.NoError(t, err)
 			} else {
-				assert.ErrorIs(t, err, ErrNotFound)
+				assert.ErrorIs(t, err, runtime.ErrNotFound)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // A group's database whose container stops by itself (a crash, an OOM
@@ -55,8 +56,8 @@ func (r *dbRestarts) allow(container string, now time.Time) bool {
 // host, and the container is neither running (another worker of the host
 // started it) nor being removed (the group is ending). A new address is
 // recorded in the group, where the data service reads it.
-func (w *Worker) onDatabaseDied(ctx context.Context, ev Event) {
-	groupID, db := ev.Labels[LabelGroup], ev.Labels[LabelDatabase]
+func (w *Worker) onDatabaseDied(ctx context.Context, ev runtime.Event) {
+	groupID, db := ev.Labels[runtime.LabelGroup], ev.Labels[runtime.LabelDatabase]
 	log := w.log.With("group", groupID, "database", db)
 	g, _, err := w.store.group(ctx, groupID)
 	if err != nil || g.DatabaseHost != w.hostName {
@@ -72,7 +73,7 @@ func (w *Worker) onDatabaseDied(ctx context.Context, ev Event) {
 		return // still starting: startDatabases answers for it
 	}
 	c, err := w.rt.Inspect(ctx, ev.ContainerID)
-	if err != nil || c.Running || c.Status == StatusRemoving || c.Status == StatusDead {
+	if err != nil || c.Running || c.Status == runtime.StatusRemoving || c.Status == runtime.StatusDead {
 		return
 	}
 	if !w.dbRestarts.allow(endpoint.Container, time.Now()) {
@@ -84,11 +85,10 @@ func (w *Worker) onDatabaseDied(ctx context.Context, ev Event) {
 		log.Error("start the database again", "err", err)
 		return
 	}
-	drt, ok := w.rt.(DatabaseRuntime)
-	if !ok {
+	if w.dbrt == nil {
 		return
 	}
-	ip, err := drt.ContainerIP(ctx, ev.ContainerID, w.cfg.DatabaseNetwork)
+	ip, err := w.dbrt.ContainerIP(ctx, ev.ContainerID, w.cfg.DatabaseNetwork)
 	_, port, perr := net.SplitHostPort(endpoint.Address)
 	if err = errors.Join(err, perr); err != nil {
 		log.Error("the database's address after its start", "err", err)

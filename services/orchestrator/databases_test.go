@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 func TestGroupDatabases(t *testing.T) {
@@ -38,7 +39,7 @@ func TestDatabasesNeedARuntimeThatRunsThem(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, 7687, port)
 	assert.Equal(t, "sandox-db-g-neo4j", spec.Name)
-	assert.Equal(t, []Bind{{Source: "/secret", Target: Neo4jPasswordPath, ReadOnly: true}}, spec.Binds)
+	assert.Equal(t, []runtime.Bind{{Source: "/secret", Target: Neo4jPasswordPath, ReadOnly: true}}, spec.Binds)
 	assert.Equal(t, "sandox-data", spec.Network)
 	assert.Equal(t, map[string]string{"sandox-db-g-neo4j": "/data"}, spec.Volumes)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // testWorker starts a real embedded NATS server and a worker on it without
@@ -31,7 +32,7 @@ func testWorker(t *testing.T) (*Worker, *nats.Conn) {
 	t.Cleanup(nc.Close)
 	wcfg := DefaultConfig()
 	wcfg.Worker, wcfg.DisksDir = "test-worker", ""
-	w, err := NewWorker(t.Context(), nc, nil, wcfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	w, err := NewWorker(t.Context(), nc, runtime.Engine{}, wcfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	return w, nc
 }

@@ -12,45 +12,8 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
-
-// EgressRuntime is what a runtime needs to spread sandboxes with open
-// egress over several bridges (docs/security.md, "Open egress at
-// density"). docker.Runtime has it; without it every such sandbox joins
-// Config.EgressNetwork, as before.
-type EgressRuntime interface {
-	// Networks lists the engine's networks.
-	Networks(ctx context.Context) ([]NetworkState, error)
-	// NetworkMembers returns the names of the containers attached to the
-	// network, in any state (created ones too).
-	NetworkMembers(ctx context.Context, network string) ([]string, error)
-	// CreateIsolatedNetwork creates a bridge with inter-container traffic
-	// off on spec.Subnet. A name already taken wraps ErrNetworkExists.
-	CreateIsolatedNetwork(ctx context.Context, spec NetworkSpec) error
-	// RemoveNetwork removes a network; a missing one is no error, one
-	// that still has members is.
-	RemoveNetwork(ctx context.Context, name string) error
-}
-
-// ErrNetworkExists reports a network name that is already taken.
-var ErrNetworkExists = errors.New("network exists")
-
-// NetworkState is a network as the engine has it.
-type NetworkState struct {
-	Name    string
-	Subnets []netip.Prefix
-	Labels  map[string]string
-}
-
-// NetworkSpec is an isolated bridge to create.
-type NetworkSpec struct {
-	Name   string
-	Subnet netip.Prefix
-	Labels map[string]string
-}
-
-// LabelEgressShard marks a bridge of open egress with its shard number.
-const LabelEgressShard = "dev.sandox.egress-shard"
 
 // BridgePortLimit is how many ports a Linux bridge holds: BR_MAX_PORTS
 // (1 << BR_PORT_BITS = 1024) in the kernel's net/bridge/br_private.h,
@@ -72,7 +35,7 @@ const reservationTTL = time.Minute
 // use; its mutex is held across engine calls (no other lock is taken
 // under it).
 type egressShards struct {
-	rt       EgressRuntime
+	rt       runtime.EgressRuntime
 	base     string
 	capacity int
 	pool     netip.Prefix
@@ -91,21 +54,20 @@ type egressShards struct {
 // newEgressShards returns the shard planner of cfg, or nil when the
 // runtime cannot plan networks or sharding is off (EgressShardCapacity
 // 0): then every open sandbox joins EgressNetwork.
-func newEgressShards(rt Runtime, cfg Config) (*egressShards, error) {
-	ert, ok := rt.(EgressRuntime)
-	if !ok || cfg.EgressShardCapacity == 0 || cfg.NATSSocket == "" {
+func newEgressShards(rt runtime.EgressRuntime, cfg Config) (*egressShards, error) {
+	if rt == nil || cfg.EgressShardCapacity == 0 || cfg.NATSSocket == "" {
 		return nil, nil
 	}
 	pool, err := cfg.EgressAddressPool.check(cfg.EgressShardCapacity)
 	if err != nil {
 		return nil, err
 	}
-	labels := map[string]string{LabelManaged: "true"}
+	labels := map[string]string{runtime.LabelManaged: "true"}
 	if cfg.System != "" {
-		labels[LabelSystem] = cfg.System
+		labels[runtime.LabelSystem] = cfg.System
 	}
 	return &egressShards{
-		rt: ert, base: cfg.EgressNetwork, capacity: cfg.EgressShardCapacity,
+		rt: rt, base: cfg.EgressNetwork, capacity: cfg.EgressShardCapacity,
 		pool: pool, bits: cfg.EgressAddressPool.Size, labels: labels,
 		reserved: map[string]map[string]time.Time{}, now: time.Now,
 	}, nil
@@ -182,7 +144,7 @@ func (s *egressShards) maxShards() int { return 1 << (s.bits - s.pool.Bits()) }
 // shardCapacity is how many containers shard nw holds: the configured
 // capacity, less if its subnets (an existing network's, from the engine's
 // default pools) address fewer.
-func (s *egressShards) shardCapacity(nw NetworkState) int {
+func (s *egressShards) shardCapacity(nw runtime.NetworkState) int {
 	c := s.capacity
 	if len(nw.Subnets) == 0 {
 		return c
@@ -197,12 +159,12 @@ func (s *egressShards) shardCapacity(nw NetworkState) int {
 }
 
 // load returns the engine's shards by number, and every subnet in use.
-func (s *egressShards) load(ctx context.Context) (map[int]NetworkState, []netip.Prefix, error) {
+func (s *egressShards) load(ctx context.Context) (map[int]runtime.NetworkState, []netip.Prefix, error) {
 	nets, err := s.rt.Networks(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	shards := map[int]NetworkState{}
+	shards := map[int]runtime.NetworkState{}
 	var used []netip.Prefix
 	for _, nw := range nets {
 		used = append(used, nw.Subnets...)
@@ -281,9 +243,9 @@ const createAttempts = 4
 // create makes shard n on the first subnet of the pool that overlaps no
 // subnet in used. When another worker made it meanwhile, it returns that
 // one.
-func (s *egressShards) create(ctx context.Context, n int, used []netip.Prefix) (NetworkState, error) {
+func (s *egressShards) create(ctx context.Context, n int, used []netip.Prefix) (runtime.NetworkState, error) {
 	name := shardName(s.base, n)
-	labels := map[string]string{LabelEgressShard: strconv.Itoa(n)}
+	labels := map[string]string{runtime.LabelEgressShard: strconv.Itoa(n)}
 	for k, v := range s.labels {
 		labels[k] = v
 	}
@@ -291,24 +253,24 @@ func (s *egressShards) create(ctx context.Context, n int, used []netip.Prefix) (
 	for range createAttempts {
 		subnet, ok := freeSubnet(s.pool, s.bits, used)
 		if !ok {
-			return NetworkState{}, fmt.Errorf("no free /%d subnet left in the egress address pool %s for network %s", s.bits, s.pool, name)
+			return runtime.NetworkState{}, fmt.Errorf("no free /%d subnet left in the egress address pool %s for network %s", s.bits, s.pool, name)
 		}
-		err := s.rt.CreateIsolatedNetwork(ctx, NetworkSpec{Name: name, Subnet: subnet, Labels: labels})
-		if err != nil && !errors.Is(err, ErrNetworkExists) {
+		err := s.rt.CreateIsolatedNetwork(ctx, runtime.NetworkSpec{Name: name, Subnet: subnet, Labels: labels})
+		if err != nil && !errors.Is(err, runtime.ErrNetworkExists) {
 			errs = append(errs, err)
 			used = append(used, subnet)
 			continue
 		}
 		shards, _, lerr := s.load(ctx)
 		if lerr != nil {
-			return NetworkState{}, lerr
+			return runtime.NetworkState{}, lerr
 		}
 		if nw, ok := shards[n]; ok {
 			return nw, nil
 		}
 		errs = append(errs, fmt.Errorf("network %s vanished after its create", name))
 	}
-	return NetworkState{}, errors.Join(errs...)
+	return runtime.NetworkState{}, errors.Join(errs...)
 }
 
 // freeSubnet returns the first subnet of prefix length bits in pool that

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // memNetworks is an in-memory engine's networks for the unit tests, with
@@ -22,26 +23,26 @@ import (
 // them between a listing and a create). It is safe for concurrent use.
 type memNetworks struct {
 	mu      sync.Mutex
-	nets    map[string]NetworkState
+	nets    map[string]runtime.NetworkState
 	members map[string][]string
 	hidden  []netip.Prefix
 	// racer, when set, runs at the start of each create: another worker
 	// doing something between this one's listing and its create.
-	racer func(spec NetworkSpec)
+	racer func(spec runtime.NetworkSpec)
 }
 
-func newMemNetworks(nets ...NetworkState) *memNetworks {
-	m := &memNetworks{nets: map[string]NetworkState{}, members: map[string][]string{}}
+func newMemNetworks(nets ...runtime.NetworkState) *memNetworks {
+	m := &memNetworks{nets: map[string]runtime.NetworkState{}, members: map[string][]string{}}
 	for _, n := range nets {
 		m.nets[n.Name] = n
 	}
 	return m
 }
 
-func (m *memNetworks) Networks(context.Context) ([]NetworkState, error) {
+func (m *memNetworks) Networks(context.Context) ([]runtime.NetworkState, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]NetworkState, 0, len(m.nets))
+	out := make([]runtime.NetworkState, 0, len(m.nets))
 	for _, n := range m.nets {
 		out = append(out, n)
 	}
@@ -54,14 +55,14 @@ func (m *memNetworks) NetworkMembers(_ context.Context, name string) ([]string, 
 	return slices.Clone(m.members[name]), nil
 }
 
-func (m *memNetworks) CreateIsolatedNetwork(_ context.Context, spec NetworkSpec) error {
+func (m *memNetworks) CreateIsolatedNetwork(_ context.Context, spec runtime.NetworkSpec) error {
 	if m.racer != nil {
 		m.racer(spec)
 	}
 	m.mu.Lock()
 	if _, ok := m.nets[spec.Name]; ok {
 		m.mu.Unlock()
-		return fmt.Errorf("create network %s: %w", spec.Name, ErrNetworkExists)
+		return fmt.Errorf("create network %s: %w", spec.Name, runtime.ErrNetworkExists)
 	}
 	taken := slices.Clone(m.hidden)
 	for _, n := range m.nets {
@@ -73,7 +74,7 @@ func (m *memNetworks) CreateIsolatedNetwork(_ context.Context, spec NetworkSpec)
 			return fmt.Errorf("create network %s on %s: pool overlaps with other one on this address space", spec.Name, spec.Subnet)
 		}
 	}
-	m.nets[spec.Name] = NetworkState{Name: spec.Name, Subnets: []netip.Prefix{spec.Subnet}, Labels: spec.Labels}
+	m.nets[spec.Name] = runtime.NetworkState{Name: spec.Name, Subnets: []netip.Prefix{spec.Subnet}, Labels: spec.Labels}
 	m.mu.Unlock()
 	return nil
 }
@@ -222,10 +223,10 @@ func TestEgressAddressPoolCheck(t *testing.T) {
 func TestNewEgressShardsOff(t *testing.T) {
 	tests := []struct {
 		name string
-		rt   Runtime
+		rt   runtime.EgressRuntime
 		cfg  func(*Config)
 	}{
-		{"a runtime without networks", newMemRuntime(), func(*Config) {}},
+		{"a runtime without networks", nil, func(*Config) {}},
 		{"capacity 0", memEgressRuntime{newMemRuntime(), newMemNetworks()}, func(c *Config) { c.EgressShardCapacity = 0 }},
 		{"no NATS socket, no egress policies", memEgressRuntime{newMemRuntime(), newMemNetworks()}, func(c *Config) { c.NATSSocket = "" }},
 	}
@@ -251,8 +252,8 @@ func TestNewEgressShardsOff(t *testing.T) {
 func TestEgressShardsPlace(t *testing.T) {
 	ctx := t.Context()
 	nets := newMemNetworks(
-		NetworkState{Name: "sandox-egress", Subnets: []netip.Prefix{mustPrefix("172.18.0.0/16")}},
-		NetworkState{Name: "someone-else", Subnets: []netip.Prefix{mustPrefix("10.240.0.0/22")}},
+		runtime.NetworkState{Name: "sandox-egress", Subnets: []netip.Prefix{mustPrefix("172.18.0.0/16")}},
+		runtime.NetworkState{Name: "someone-else", Subnets: []netip.Prefix{mustPrefix("10.240.0.0/22")}},
 	)
 	s := shardsFor(t, nets, 2)
 	var got []string
@@ -268,7 +269,7 @@ func TestEgressShardsPlace(t *testing.T) {
 	assert.Equal(t, []string{"sandox-egress", "sandox-egress", "sandox-egress-1", "sandox-egress-1", "sandox-egress-2"}, got)
 	assert.Equal(t, "10.240.4.0/22", nets.subnet("sandox-egress-1").String())
 	assert.Equal(t, "10.240.8.0/22", nets.subnet("sandox-egress-2").String())
-	assert.Equal(t, map[string]string{LabelManaged: "true", LabelEgressShard: "1"}, nets.nets["sandox-egress-1"].Labels)
+	assert.Equal(t, map[string]string{runtime.LabelManaged: "true", runtime.LabelEgressShard: "1"}, nets.nets["sandox-egress-1"].Labels)
 }
 
 // TestEgressShardsFirstShardMade makes the first shard when a fresh
@@ -283,13 +284,13 @@ func TestEgressShardsFirstShardMade(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "sandox-egress", name)
 	assert.Equal(t, "10.240.0.0/22", nets.subnet(name).String())
-	assert.Equal(t, map[string]string{LabelManaged: "true", LabelSystem: "sys", LabelEgressShard: "0"}, nets.nets[name].Labels)
+	assert.Equal(t, map[string]string{runtime.LabelManaged: "true", runtime.LabelSystem: "sys", runtime.LabelEgressShard: "0"}, nets.nets[name].Labels)
 }
 
 // TestEgressShardsReservationExpires: a placement whose create never
 // reached the engine stops counting after reservationTTL.
 func TestEgressShardsReservationExpires(t *testing.T) {
-	nets := newMemNetworks(NetworkState{Name: "sandox-egress"})
+	nets := newMemNetworks(runtime.NetworkState{Name: "sandox-egress"})
 	s := shardsFor(t, nets, 1)
 	now := time.Now()
 	s.now = func() time.Time { return now }
@@ -310,7 +311,7 @@ func TestEgressShardsReservationExpires(t *testing.T) {
 // meanwhile is used, not made twice.
 func TestEgressShardsTwoWorkers(t *testing.T) {
 	ctx := t.Context()
-	nets := newMemNetworks(NetworkState{Name: "sandox-egress", Subnets: []netip.Prefix{mustPrefix("10.240.0.0/22")}})
+	nets := newMemNetworks(runtime.NetworkState{Name: "sandox-egress", Subnets: []netip.Prefix{mustPrefix("10.240.0.0/22")}})
 	a, b := shardsFor(t, nets, 2), shardsFor(t, nets, 2)
 	place := func(s *egressShards, c string) string {
 		t.Helper()
@@ -323,7 +324,7 @@ func TestEgressShardsTwoWorkers(t *testing.T) {
 	assert.Equal(t, "sandox-egress", place(b, "b1"))
 	// b makes shard 1, and places a sandbox there, while a is between
 	// its listing and its create of the same shard.
-	nets.racer = func(NetworkSpec) {
+	nets.racer = func(runtime.NetworkSpec) {
 		nets.racer = nil
 		assert.Equal(t, "sandox-egress-1", place(b, "b2"))
 	}
@@ -336,7 +337,7 @@ func TestEgressShardsTwoWorkers(t *testing.T) {
 // TestEgressShardsSubnetTaken: a subnet the listing showed free but the
 // engine refuses is skipped.
 func TestEgressShardsSubnetTaken(t *testing.T) {
-	nets := newMemNetworks(NetworkState{Name: "sandox-egress", Subnets: []netip.Prefix{mustPrefix("10.240.0.0/22")}})
+	nets := newMemNetworks(runtime.NetworkState{Name: "sandox-egress", Subnets: []netip.Prefix{mustPrefix("10.240.0.0/22")}})
 	nets.hidden = []netip.Prefix{mustPrefix("10.240.4.0/22"), mustPrefix("10.240.8.0/22")}
 	nets.join("sandox-egress", "a")
 	s := shardsFor(t, nets, 1)
@@ -383,7 +384,7 @@ func TestEgressShardsPrune(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			nets := newMemNetworks(NetworkState{Name: "sandox-egress"}, NetworkState{Name: "sandox-egress-1"}, NetworkState{Name: "sandox-egress-2"}, NetworkState{Name: "other"})
+			nets := newMemNetworks(runtime.NetworkState{Name: "sandox-egress"}, runtime.NetworkState{Name: "sandox-egress-1"}, runtime.NetworkState{Name: "sandox-egress-2"}, runtime.NetworkState{Name: "other"})
 			for n, cs := range tt.members {
 				for _, c := range cs {
 					nets.join(n, c)
@@ -399,7 +400,7 @@ func TestEgressShardsPrune(t *testing.T) {
 // TestEgressShardsPruneKeepsPlaced: a shard this worker just placed a
 // sandbox on is not removed before the engine lists its container.
 func TestEgressShardsPruneKeepsPlaced(t *testing.T) {
-	nets := newMemNetworks(NetworkState{Name: "sandox-egress"})
+	nets := newMemNetworks(runtime.NetworkState{Name: "sandox-egress"})
 	nets.join("sandox-egress", "a")
 	s := shardsFor(t, nets, 1)
 	name, err := s.place(t.Context(), "b")

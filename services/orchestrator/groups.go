@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
@@ -285,18 +286,18 @@ func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID 
 	}
 	// Belt and braces: containers of the group the state does not know of
 	// (a worker that died half way through a create).
-	left, err := w.rt.List(ctx, w.ownLabels(LabelGroup+"="+g.ID)...)
+	left, err := w.rt.List(ctx, w.ownLabels(runtime.LabelGroup+"="+g.ID)...)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, c := range left {
-		if c.Labels[LabelDatabase] != "" {
+		if c.Labels[runtime.LabelDatabase] != "" {
 			if err := w.rt.Remove(ctx, c.ID); err != nil {
 				errs = append(errs, err)
 			}
 			continue
 		}
-		sb := c.Labels[LabelSandbox]
+		sb := c.Labels[runtime.LabelSandbox]
 		unlockSandbox := w.locks.lock(sandboxKey(sb))
 		if err := w.removeSandboxResources(ctx, c.ID, sb); err != nil {
 			errs = append(errs, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -107,7 +108,7 @@ func (h *harness) newWorker() *Worker {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	w, err := NewWorker(h.t.Context(), h.control, h.rt, h.cfg, log)
+	w, err := NewWorker(h.t.Context(), h.control, runtime.Engine{Runtime: h.rt, Updater: h.rt}, h.cfg, log)
 	require.NoError(h.t, err)
 	w.disks = diskPool{pool: h.disks}
 	return w
@@ -145,8 +146,8 @@ func (h *harness) restart() {
 // for the sandbox named by the container's labels, connected with the
 // credentials bound into the container, with a limits watcher on a
 // workspace of its own, serving until ctx ends.
-func (h *harness) executor(ctx context.Context, spec ContainerSpec) error {
-	id := spec.Labels[LabelSandbox]
+func (h *harness) executor(ctx context.Context, spec runtime.ContainerSpec) error {
+	id := spec.Labels[runtime.LabelSandbox]
 	var creds string
 	for _, b := range spec.Binds {
 		switch b.Target {

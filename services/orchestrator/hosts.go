@@ -13,6 +13,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // subjectToken makes s one NATS subject token: every character that is not
@@ -30,7 +31,7 @@ func subjectToken(s string) string {
 // hostName returns the name of the worker's host: cfg.Host, which must be
 // a subject token, or else the engine's id made one ("local" without an
 // engine or an id).
-func hostName(ctx context.Context, cfg Config, rt HostReader) (string, error) {
+func hostName(ctx context.Context, cfg Config, rt runtime.HostReader) (string, error) {
 	if cfg.Host != "" {
 		if subjectToken(cfg.Host) != cfg.Host {
 			return "", fmt.Errorf("host %q: want letters, digits, '-' or '_' only", cfg.Host)
@@ -280,13 +281,13 @@ func (w *Worker) removeForeign(ctx context.Context) {
 	if w.cfg.System == "" {
 		return
 	}
-	cs, err := w.rt.List(ctx, w.ownLabels(LabelManaged+"=true")...)
+	cs, err := w.rt.List(ctx, w.ownLabels(runtime.LabelManaged+"=true")...)
 	if err != nil {
 		w.log.Warn("list containers to find those of other hosts' sandboxes", "err", err)
 		return
 	}
 	for _, c := range cs {
-		id := c.Labels[LabelSandbox]
+		id := c.Labels[runtime.LabelSandbox]
 		if id == "" || schemas.IsPoolID(id) {
 			continue
 		}
@@ -296,7 +297,7 @@ func (w *Worker) removeForeign(ctx context.Context) {
 		}
 		err = w.rt.Remove(ctx, c.ID)
 		if err == nil {
-			err = w.rt.RemoveVolume(ctx, VolumeName(id))
+			err = w.rt.RemoveVolume(ctx, runtime.VolumeName(id))
 		}
 		if err != nil {
 			w.log.Warn("remove the container of a sandbox now on another host", "sandbox", id, "host", st.Host, "err", err)
@@ -323,7 +324,7 @@ func (w *Worker) cleanLost(ctx context.Context) {
 		unlock := w.locks.lock(sandboxKey(id))
 		container := st.Container
 		if container == "" {
-			container = ContainerName(id)
+			container = runtime.ContainerName(id)
 		}
 		err = errors.Join(w.removeSandboxResources(ctx, container, id), w.removeClaimed(ctx, st))
 		unlock()

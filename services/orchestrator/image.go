@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandox/sandox/internal/buildctx"
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/tools"
 	"github.com/sandox/sandox/tools/builtin"
 )
@@ -31,7 +32,7 @@ func (w *Worker) sandboxImage(ctx context.Context, families []string, files []sc
 	}
 	needs := builtin.Needs(mods)
 	baseID, err := w.rt.ImageID(ctx, w.cfg.SandboxImage)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, runtime.ErrNotFound) {
 		return "", false, schemas.Errorf(schemas.CodeUnavailable, "the default sandbox image %s is missing: run `sandox up` to build it", w.cfg.SandboxImage)
 	} else if err != nil {
 		return "", false, err
@@ -44,10 +45,10 @@ func (w *Worker) sandboxImage(ctx context.Context, families []string, files []sc
 	if _, err := w.rt.ImageID(ctx, tag); err == nil {
 		return tag, true, nil
 	}
-	err = w.rt.Build(ctx, ImageBuild{
+	err = w.rt.Build(ctx, runtime.ImageBuild{
 		Tag:    tag,
 		Files:  ctxFiles,
-		Labels: map[string]string{LabelManaged: "true", LabelContextHash: tag},
+		Labels: map[string]string{runtime.LabelManaged: "true", runtime.LabelContextHash: tag},
 	}, progress)
 	if err != nil {
 		return "", false, schemas.Errorf(schemas.CodeInternal, "build the sandbox image: %w", err)

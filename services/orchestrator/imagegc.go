@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"errors"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"slices"
 	"time"
 )
@@ -10,26 +11,6 @@ import (
 // ToolsImageRepo is the repository of the images the orchestrator builds
 // for sandboxes with tool files or families that need packages.
 const ToolsImageRepo = "sandox/sandbox-tools"
-
-// ErrInUse reports an image that a container still uses.
-var ErrInUse = errors.New("in use")
-
-// Image is an image of the engine, as image garbage collection sees it.
-type Image struct {
-	ID      string
-	Tags    []string
-	Created time.Time
-}
-
-// ImageStore lists and removes images, for garbage collection. The Docker
-// runtime implements it; a runtime that does not is never collected.
-type ImageStore interface {
-	// ListImages returns the images tagged in repo.
-	ListImages(ctx context.Context, repo string) ([]Image, error)
-	// RemoveImage removes an image by id, without force; ErrInUse when a
-	// container (running or not) uses it, ErrNotFound when it is gone.
-	RemoveImage(ctx context.Context, id string) error
-}
 
 // ImageGC says which unused ToolsImageRepo images are removed: those beyond
 // the Keep newest, and those older than MaxAge. Interval 0 turns it off.
@@ -48,8 +29,8 @@ func DefaultImageGC() ImageGC {
 // collectImagesEvery runs collectImages every cfg.ImageGC.Interval until
 // ctx is done, when the runtime can list and remove images.
 func (w *Worker) collectImagesEvery(ctx context.Context) {
-	store, ok := w.rt.(ImageStore)
-	if !ok || w.cfg.ImageGC.Interval <= 0 {
+	store := w.images
+	if store == nil || w.cfg.ImageGC.Interval <= 0 {
 		return
 	}
 	every(ctx, w.cfg.ImageGC.Interval, func() {
@@ -68,12 +49,12 @@ func (w *Worker) collectImagesEvery(ctx context.Context) {
 // remove it), whatever its age or rank; so is one removed meanwhile by
 // another worker. Age is counted from the image's build: an image reused
 // for a long time is built again after it is removed.
-func collectImages(ctx context.Context, store ImageStore, policy ImageGC, now time.Time) ([]string, error) {
+func collectImages(ctx context.Context, store runtime.ImageStore, policy ImageGC, now time.Time) ([]string, error) {
 	images, err := store.ListImages(ctx, ToolsImageRepo)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(images, func(a, b Image) int { return b.Created.Compare(a.Created) })
+	slices.SortFunc(images, func(a, b runtime.Image) int { return b.Created.Compare(a.Created) })
 	var removed []string
 	var errs []error
 	for i, img := range images {
@@ -84,7 +65,7 @@ func collectImages(ctx context.Context, store ImageStore, policy ImageGC, now ti
 		switch err := store.RemoveImage(ctx, img.ID); {
 		case err == nil:
 			removed = append(removed, img.ID)
-		case errors.Is(err, ErrInUse), errors.Is(err, ErrNotFound):
+		case errors.Is(err, runtime.ErrInUse), errors.Is(err, runtime.ErrNotFound):
 		default:
 			errs = append(errs, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,13 +21,13 @@ type memImages struct {
 	built map[string]time.Time // tag -> build time
 }
 
-func (m *memImages) ListImages(_ context.Context, repo string) ([]Image, error) {
+func (m *memImages) ListImages(_ context.Context, repo string) ([]runtime.Image, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []Image
+	var out []runtime.Image
 	for _, tag := range slices.Sorted(maps.Keys(m.images)) {
 		if strings.HasPrefix(tag, repo+":") {
-			out = append(out, Image{ID: m.images[tag], Tags: []string{tag}, Created: m.built[tag]})
+			out = append(out, runtime.Image{ID: m.images[tag], Tags: []string{tag}, Created: m.built[tag]})
 		}
 	}
 	return out, nil
@@ -41,13 +42,13 @@ func (m *memImages) RemoveImage(_ context.Context, id string) error {
 		}
 		for _, c := range m.containers {
 			if c.spec.Image == tag {
-				return fmt.Errorf("image %s: %w", id, ErrInUse)
+				return fmt.Errorf("image %s: %w", id, runtime.ErrInUse)
 			}
 		}
 		delete(m.images, tag)
 		return nil
 	}
-	return fmt.Errorf("image %s: %w", id, ErrNotFound)
+	return fmt.Errorf("image %s: %w", id, runtime.ErrNotFound)
 }
 
 // TestCollectImages removes the unused tools images beyond the newest Keep
@@ -83,7 +84,7 @@ func TestCollectImages(t *testing.T) {
 			}
 			rt.addImage("sandox/sandbox:latest", "id-base")
 			for _, tag := range []string{"used", "oldused"} {
-				_, err := rt.Create(t.Context(), ContainerSpec{Name: "c-" + tag, Image: ToolsImageRepo + ":" + tag})
+				_, err := rt.Create(t.Context(), runtime.ContainerSpec{Name: "c-" + tag, Image: ToolsImageRepo + ":" + tag})
 				require.NoError(t, err)
 			}
 			removed, err := collectImages(t.Context(), m, tt.policy, now)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/egress"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // Where a sandbox finds what isolates it.
@@ -44,13 +45,13 @@ func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, 
 // inter-container traffic off, EgressNetwork or, when that is full, the
 // next shard with room (egressShards.place). Without NATSSocket the
 // sandbox joins Network as before.
-func (w *Worker) withNetwork(ctx context.Context, spec *ContainerSpec, st *schemas.SandboxStatus) error {
+func (w *Worker) withNetwork(ctx context.Context, spec *runtime.ContainerSpec, st *schemas.SandboxStatus) error {
 	src := w.cfg.NATSSocket
 	if src == "" {
 		return nil
 	}
 	if strings.HasPrefix(src, "/") {
-		spec.Binds = append(spec.Binds, Bind{Source: src, Target: SandboxNATSDir, ReadOnly: true})
+		spec.Binds = append(spec.Binds, runtime.Bind{Source: src, Target: SandboxNATSDir, ReadOnly: true})
 	} else {
 		if spec.ReadOnlyVolumes == nil {
 			spec.ReadOnlyVolumes = map[string]string{}
@@ -78,7 +79,7 @@ func (w *Worker) withNetwork(ctx context.Context, spec *ContainerSpec, st *schem
 		if err != nil {
 			return err
 		}
-		spec.Binds = append(spec.Binds, Bind{Source: sock, Target: SandboxEgressSocket})
+		spec.Binds = append(spec.Binds, runtime.Bind{Source: sock, Target: SandboxEgressSocket})
 		proxy := "http://" + SandboxProxyAddr
 		spec.Env = append(spec.Env,
 			schemas.EnvEgressProxy+"="+SandboxEgressSocket,
@@ -106,6 +107,6 @@ func (w *Worker) pruneEgressNetworks(ctx context.Context, container string) erro
 // withRuntime runs the sandbox under the configured OCI runtime, such as
 // runsc (gVisor) or kata-runtime, for a kernel boundary of its own; "" is
 // the engine's default (runc).
-func (w *Worker) withRuntime(spec *ContainerSpec) {
+func (w *Worker) withRuntime(spec *runtime.ContainerSpec) {
 	spec.Runtime = w.cfg.Runtime
 }

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // SandboxUser is the unprivileged user sandboxes run as.
@@ -18,10 +19,10 @@ const workspaceDir = schemas.DefaultWorkspace
 // /tmp and /dev/shm of bounded size (sandboxTmpfs), its resource limits,
 // and what the executor needs to reach NATS.
 // It never gets the Docker socket or any secret beyond its own.
-func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) ContainerSpec {
+func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) runtime.ContainerSpec {
 	r := st.Resources
-	return ContainerSpec{
-		Name:         ContainerName(st.ID),
+	return runtime.ContainerSpec{
+		Name:         runtime.ContainerName(st.ID),
 		Image:        st.Image,
 		Labels:       labels,
 		User:         SandboxUser,
@@ -35,7 +36,7 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 		Hardened:     true,
 		Init:         true,
 		Tmpfs:        w.sandboxTmpfs(),
-		Volumes:      map[string]string{VolumeName(st.ID): workspaceDir},
+		Volumes:      map[string]string{runtime.VolumeName(st.ID): workspaceDir},
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // engine is one host of a multi-host test: a memRuntime with its own
@@ -57,13 +58,13 @@ func multiHost(t *testing.T, memA, memB int64, change ...func(*Config)) (*harnes
 	h := newIdleHarness(t, append([]func(*Config){fast, func(c *Config) { c.Host = "host-a" }}, change...)...)
 	a := &engine{name: "host-a", rt: h.rt, cfg: h.cfg}
 	h.rt.mu.Lock()
-	h.rt.host = Host{ID: "engine-a", CPUs: 4, MemoryBytes: memA}
+	h.rt.host = runtime.Host{ID: "engine-a", CPUs: 4, MemoryBytes: memA}
 	h.rt.idPrefix = "a"
 	h.rt.mu.Unlock()
 	a.w = h.w
 
 	b := &engine{name: "host-b", rt: newMemRuntime(), cfg: h.cfg}
-	b.rt.host = Host{ID: "engine-b", CPUs: 4, MemoryBytes: memB}
+	b.rt.host = runtime.Host{ID: "engine-b", CPUs: 4, MemoryBytes: memB}
 	b.rt.idPrefix = "b"
 	b.rt.process = h.executor
 	b.rt.addImage(h.cfg.SandboxImage, baseImageID)
@@ -307,8 +308,8 @@ func TestGroupAcrossHosts(t *testing.T) {
 	assert.GreaterOrEqual(t, count(hosts, b.name), 2, "spread: %v", hosts)
 
 	// A leftover container of the group on host-b that no record knows.
-	_, err = b.rt.Create(t.Context(), ContainerSpec{Name: ContainerName("stray"), Image: h.cfg.SandboxImage, Labels: map[string]string{
-		LabelManaged: "true", LabelGroup: "g-span", LabelSandbox: "stray", LabelSystem: "sys",
+	_, err = b.rt.Create(t.Context(), runtime.ContainerSpec{Name: runtime.ContainerName("stray"), Image: h.cfg.SandboxImage, Labels: map[string]string{
+		runtime.LabelManaged: "true", runtime.LabelGroup: "g-span", runtime.LabelSandbox: "stray", runtime.LabelSystem: "sys",
 	}})
 	require.NoError(t, err)
 

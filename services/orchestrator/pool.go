@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // The warm pools (docs/pools.md): each worker keeps a pool of the
@@ -30,14 +31,6 @@ import (
 
 // poolTick is how often the pool loop checks the pools without a kick.
 const poolTick = time.Second
-
-// The labels of a pooled sandbox's container and volume, beside the
-// sandbox label (its pool id): the worker that keeps it and, for a
-// group's pool, the group.
-const (
-	LabelPoolWorker = "dev.sandox.pool-worker"
-	LabelPoolGroup  = "dev.sandox.pool-group"
-)
 
 // runPool keeps the pools at their targets until ctx is done, then
 // removes the sandboxes still in them. It answers on the worker's pool
@@ -277,10 +270,10 @@ func (w *Worker) pooledResources(poolID, container string) *cleanup {
 	c.push(resRecord, func(ctx context.Context) error { return w.store.deleteSandbox(ctx, poolID) })
 	c.push(resLedger, func(ctx context.Context) error { return w.release(ctx, poolID) })
 	c.push(resDisk, func(context.Context) error { return w.detachDisk(poolID) })
-	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, VolumeName(poolID)) })
+	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, runtime.VolumeName(poolID)) })
 	c.push(resEgress, func(context.Context) error { return w.egress.Close(poolID) })
 	if container == "" {
-		container = ContainerName(poolID)
+		container = runtime.ContainerName(poolID)
 	}
 	c.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
 	c.push(resIdentity, func(ctx context.Context) error {
@@ -304,8 +297,8 @@ func poolLabels(l map[string]string, st *schemas.SandboxStatus) {
 	if !st.Pooled {
 		return
 	}
-	l[LabelPoolWorker] = st.PoolWorker
+	l[runtime.LabelPoolWorker] = st.PoolWorker
 	if st.PoolGroup != "" {
-		l[LabelPoolGroup] = st.PoolGroup
+		l[runtime.LabelPoolGroup] = st.PoolGroup
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // A resourceKind is a kind of resource a sandbox holds outside its own
@@ -102,7 +103,7 @@ func (w *Worker) diskHolders(context.Context) ([]string, error) {
 // releaseStaleDisk removes the volume that mounts a sandbox's disk, then
 // detaches and deletes the disk.
 func (w *Worker) releaseStaleDisk(ctx context.Context, sandboxID string) error {
-	if err := w.rt.RemoveVolume(ctx, VolumeName(sandboxID)); err != nil {
+	if err := w.rt.RemoveVolume(ctx, runtime.VolumeName(sandboxID)); err != nil {
 		return err
 	}
 	return w.detachDisk(sandboxID)

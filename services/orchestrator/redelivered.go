@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // redeliveredCreate decides what a create whose sandbox id is taken
@@ -38,7 +39,7 @@ func (w *Worker) redeliveredCreate(ctx context.Context, g schemas.GroupStatus, i
 		return schemas.SandboxStatus{}, true, taken
 	}
 	w.log.Warn("a redelivered create found its sandbox half-made: removing it to make it again", "sandbox", id, "command", cmdID)
-	if err := w.removeSandboxResources(ctx, ContainerName(id), id); err != nil {
+	if err := w.removeSandboxResources(ctx, runtime.ContainerName(id), id); err != nil {
 		// What the first attempt did not make is not there to remove.
 		w.log.Info("removing a half-made sandbox", "sandbox", id, "err", err)
 	}

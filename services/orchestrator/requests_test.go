@@ -14,6 +14,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/jsonschema"
 	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // requestWorkers starts an embedded NATS server and n workers serving the
@@ -34,7 +35,7 @@ func requestWorkers(t *testing.T, n int) (*nats.Conn, *Worker) {
 		wcfg := DefaultConfig()
 		wcfg.Worker, wcfg.DisksDir = "w"+string(rune('1'+i)), ""
 		wcfg.CredsDir = ""
-		w, err := NewWorker(t.Context(), nc, nil, wcfg, slog.New(slog.DiscardHandler))
+		w, err := NewWorker(t.Context(), nc, runtime.Engine{}, wcfg, slog.New(slog.DiscardHandler))
 		require.NoError(t, err)
 		stop, err := w.serveRequests(t.Context())
 		require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // createSandbox creates sandbox cmd.SandboxID of group cmd.GroupID on
@@ -140,7 +141,7 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	}
 	st.Image, st.ImageReused = image, reused
 	labels := w.labels(st)
-	vol := VolumeSpec{Name: VolumeName(st.ID), Labels: labels}
+	vol := runtime.VolumeSpec{Name: runtime.VolumeName(st.ID), Labels: labels}
 	undo.push(resDisk, func(context.Context) error { return w.detachDisk(st.ID) })
 	if err := w.attachDisk(ctx, st, &vol); err != nil {
 		return err
@@ -170,9 +171,9 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 }
 
 func (w *Worker) labels(st *schemas.SandboxStatus) map[string]string {
-	l := map[string]string{LabelManaged: "true", LabelGroup: st.GroupID, LabelSandbox: st.ID}
+	l := map[string]string{runtime.LabelManaged: "true", runtime.LabelGroup: st.GroupID, runtime.LabelSandbox: st.ID}
 	if w.cfg.System != "" {
-		l[LabelSystem] = w.cfg.System
+		l[runtime.LabelSystem] = w.cfg.System
 	}
 	poolLabels(l, st)
 	return l
@@ -212,7 +213,7 @@ func (w *Worker) endedWhileStarting(ctx context.Context, id string, err error) e
 // finds only this system's containers.
 func (w *Worker) ownLabels(filters ...string) []string {
 	if w.cfg.System != "" {
-		filters = append(filters, LabelSystem+"="+w.cfg.System)
+		filters = append(filters, runtime.LabelSystem+"="+w.cfg.System)
 	}
 	return filters
 }
@@ -312,7 +313,7 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 	}
 	container := st.Container
 	if container == "" {
-		container = ContainerName(id)
+		container = runtime.ContainerName(id)
 	}
 	if err := w.removeSandboxResources(ctx, container, id); err != nil {
 		return st, err

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -37,17 +38,17 @@ func TestSandboxLifecycle(t *testing.T) {
 
 	c, err := h.rt.Inspect(t.Context(), st.Container)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCreated, c.Status)
+	assert.Equal(t, runtime.StatusCreated, c.Status)
 	h.rt.mu.Lock()
 	spec := h.rt.containers[st.Container].spec
 	h.rt.mu.Unlock()
-	assert.Equal(t, ContainerName("sb1"), spec.Name)
+	assert.Equal(t, runtime.ContainerName("sb1"), spec.Name)
 	assert.Equal(t, SandboxUser, spec.User)
 	assert.True(t, spec.ReadOnlyRoot)
 	assert.True(t, spec.Hardened)
 	assert.Equal(t, int64(512<<20), spec.MemoryBytes)
 	assert.Equal(t, int64(128), spec.PIDs)
-	assert.Equal(t, map[string]string{VolumeName("sb1"): "/workspace"}, spec.Volumes)
+	assert.Equal(t, map[string]string{runtime.VolumeName("sb1"): "/workspace"}, spec.Volumes)
 	assert.Contains(t, spec.Env, "SANDOX_SANDBOX_ID=sb1")
 
 	cmd := h.command(schemas.StartSandbox, "g1", "sb1")
@@ -169,7 +170,7 @@ func TestCreateSandboxRefused(t *testing.T) {
 // still be ended.
 func TestStartSandboxThatExits(t *testing.T) {
 	h := newHarness(t)
-	h.rt.process = func(ctx context.Context, spec ContainerSpec) error {
+	h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
 		return errors.New("executor: cannot read SANDOX_NATS_URL")
 	}
 	h.createGroup("g1", schemas.GroupSpec{})
@@ -188,7 +189,7 @@ func TestStartSandboxThatExits(t *testing.T) {
 // answers times out.
 func TestStartSandboxTimeout(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.ReadyTimeout = 500 * time.Millisecond })
-	h.rt.process = func(ctx context.Context, spec ContainerSpec) error {
+	h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
 		<-ctx.Done()
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // watch follows the engine's events of sandbox containers until ctx ends:
@@ -25,22 +26,22 @@ import (
 func (w *Worker) watch(ctx context.Context) {
 	var databases sync.WaitGroup
 	defer databases.Wait()
-	lanes := eventLanes{handle: func(ev Event) { w.handleEvent(ctx, ev) }}
+	lanes := eventLanes{handle: func(ev runtime.Event) { w.handleEvent(ctx, ev) }}
 	defer lanes.wait()
 	since := time.Now()
 	for ctx.Err() == nil {
-		evs, errs := w.rt.Events(ctx, since, LabelManaged+"=true")
+		evs, errs := w.rt.Events(ctx, since, runtime.LabelManaged+"=true")
 		for ev := range evs {
 			since = ev.Time
-			if ev.Labels[LabelDatabase] != "" {
-				if ev.Kind == ContainerDied {
+			if ev.Labels[runtime.LabelDatabase] != "" {
+				if ev.Kind == runtime.ContainerDied {
 					// Starting a database takes a while; the sandboxes'
 					// events do not wait for it.
 					databases.Go(func() { w.onDatabaseDied(ctx, ev) })
 				}
 				continue
 			}
-			lanes.add(ev.Labels[LabelSandbox], ev)
+			lanes.add(ev.Labels[runtime.LabelSandbox], ev)
 		}
 		select {
 		case err := <-errs:
@@ -54,8 +55,8 @@ func (w *Worker) watch(ctx context.Context) {
 	}
 }
 
-func (w *Worker) handleEvent(ctx context.Context, ev Event) {
-	id := w.sandboxOf(ctx, ev.Labels[LabelSandbox])
+func (w *Worker) handleEvent(ctx context.Context, ev runtime.Event) {
+	id := w.sandboxOf(ctx, ev.Labels[runtime.LabelSandbox])
 	if id == "" {
 		return
 	}
@@ -65,15 +66,15 @@ func (w *Worker) handleEvent(ctx context.Context, ev Event) {
 		return
 	}
 	switch ev.Kind {
-	case ContainerOOM:
+	case runtime.ContainerOOM:
 		w.onOOM(ctx, id, ev)
-	case ContainerDied:
+	case runtime.ContainerDied:
 		w.onDie(ctx, id, ev)
 	}
 }
 
 // onOOM records an OOM kill, publishes it and applies the OOM policy.
-func (w *Worker) onOOM(ctx context.Context, id string, ev Event) {
+func (w *Worker) onOOM(ctx context.Context, id string, ev runtime.Event) {
 	recorded := false
 	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		// Every worker on this engine sees the event, and a reopened
@@ -103,7 +104,7 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev Event) {
 }
 
 // onDie handles a sandbox container that stopped without being asked to.
-func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
+func (w *Worker) onDie(ctx context.Context, id string, ev runtime.Event) {
 	// The lock waits for this worker's own restart of the sandbox, whose
 	// die this may be.
 	unlock := w.locks.lock(sandboxKey(id))
@@ -113,7 +114,7 @@ func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
 		return // ended on request, already handled, or not ours
 	}
 	state, err := w.rt.Inspect(ctx, st.Container)
-	if err != nil || state.Running || state.Status == StatusRemoving || state.Status == StatusDead {
+	if err != nil || state.Running || state.Status == runtime.StatusRemoving || state.Status == runtime.StatusDead {
 		return // being removed, or restarted in between
 	}
 	if w.runsAgain(ctx, st.Container) {
@@ -254,24 +255,24 @@ func (w *Worker) markFailed(ctx context.Context, id, reason string) {
 // came, one at a time per key, and those of different keys at once: a
 // goroutine per key with events waiting, which ends when they are done.
 type eventLanes struct {
-	handle  func(Event)
+	handle  func(runtime.Event)
 	mu      sync.Mutex
-	waiting map[string][]Event // the key's events not yet handled; present while its goroutine runs
+	waiting map[string][]runtime.Event // the key's events not yet handled; present while its goroutine runs
 	running sync.WaitGroup
 }
 
 // add queues ev in key's lane, starting the lane when it is idle.
-func (l *eventLanes) add(key string, ev Event) {
+func (l *eventLanes) add(key string, ev runtime.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.waiting == nil {
-		l.waiting = map[string][]Event{}
+		l.waiting = map[string][]runtime.Event{}
 	}
 	if queue, busy := l.waiting[key]; busy {
 		l.waiting[key] = append(queue, ev)
 		return
 	}
-	l.waiting[key] = []Event{}
+	l.waiting[key] = []runtime.Event{}
 	l.running.Go(func() {
 		for {
 			l.handle(ev)

@@ -16,16 +16,24 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/egress"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // Worker consumes lifecycle commands and carries them out.
 type Worker struct {
-	cfg   Config
-	nc    *nats.Conn
-	js    jetstream.JetStream
-	rt    Runtime
-	store *store
-	log   *slog.Logger
+	cfg Config
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	rt  runtime.Runtime
+	// dbrt runs group databases; nil refuses groups that ask for one.
+	dbrt runtime.DatabaseRuntime
+	// updater changes a running container's limits; nil serves claims
+	// only with a pool's own resources.
+	updater runtime.ResourceUpdater
+	// images lists and removes images for collection; nil never collects.
+	images runtime.ImageStore
+	store  *store
+	log    *slog.Logger
 	// account is the worker's own NATS account, which must have issued
 	// the callers it records as verified (see callerOf).
 	account string
@@ -51,9 +59,9 @@ type Worker struct {
 	}
 }
 
-// NewWorker sets up the streams and buckets and returns a worker. It does
-// not consume until Run.
-func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *slog.Logger) (*Worker, error) {
+// NewWorker sets up the streams and buckets and returns a worker that
+// drives engine e. It does not consume until Run.
+func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config, log *slog.Logger) (*Worker, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -70,16 +78,16 @@ func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *
 	}); err != nil {
 		return nil, err
 	}
-	host, err := hostName(ctx, cfg, rt)
+	host, err := hostName(ctx, cfg, e.Runtime)
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, dbrt: e.Databases, updater: e.Updater, images: e.ImageStore, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
 	if p := defaultPool(cfg); p != nil {
 		w.pools.set("", p)
 	}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
-	if w.shards, err = newEgressShards(rt, cfg); err != nil {
+	if w.shards, err = newEgressShards(e.Egress, cfg); err != nil {
 		return nil, err
 	}
 	if err := w.disks.err; err != nil {

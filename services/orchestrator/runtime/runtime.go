@@ -1,4 +1,4 @@
-package orchestrator
+package runtime
 
 import (
 	"context"
@@ -199,19 +199,6 @@ type Host struct {
 	CPUs        int
 	MemoryBytes int64
 }
-
-// Labels on everything the orchestrator creates.
-const (
-	LabelManaged = "dev.sandox.managed"
-	LabelGroup   = "dev.sandox.group"
-	LabelSandbox = "dev.sandox.sandbox"
-	// LabelSystem names the sandox system (Config.System) that made a
-	// container or volume, so that cleanup removes its own only.
-	LabelSystem = "dev.sandox.system"
-	// LabelContextHash holds the hash of an image's build context (the
-	// same label as docker.HashLabel).
-	LabelContextHash = "dev.sandox.context-hash"
-)
 
 // ContainerName is the Docker name of a sandbox's container.
 func ContainerName(sandboxID string) string { return "sandox-sb-" + sandboxID }
