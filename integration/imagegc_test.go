@@ -13,7 +13,7 @@ import (
 
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/services/docker"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
@@ -23,7 +23,7 @@ import (
 // the container is gone.
 func TestImageStore(t *testing.T) {
 	ctx := t.Context()
-	tag := fmt.Sprintf("%s:it-gc-%d", orchestrator.ToolsImageRepo, os.Getpid())
+	tag := fmt.Sprintf("%s:it-gc-%d", images.ToolsImageRepo, os.Getpid())
 	files := map[string][]byte{"Dockerfile": []byte("FROM " + build.SandboxImage + "\nLABEL dev.sandox.test=gc\n")}
 	var progress strings.Builder
 	require.NoError(t, env.docker.Build(ctx, docker.BuildSpec{Tag: tag, Files: files, Labels: map[string]string{runtime.LabelManaged: "true"}}, &progress), "build:\n%s", progress.String())
@@ -34,7 +34,7 @@ func TestImageStore(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("docker", "rm", "-f", name).Run() })
 
 	rt := docker.NewRuntime(env.docker)
-	images, err := rt.ListImages(ctx, orchestrator.ToolsImageRepo)
+	images, err := rt.ListImages(ctx, images.ToolsImageRepo)
 	require.NoError(t, err)
 	i := slices.IndexFunc(images, func(img runtime.Image) bool { return slices.Contains(img.Tags, tag) })
 	require.GreaterOrEqual(t, i, 0, "%s listed", tag)

@@ -20,6 +20,7 @@ import (
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/groupdb"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
@@ -199,7 +200,7 @@ func setup(ctx context.Context) (func() error, error) {
 		}
 		for _, g := range env.dbGroups {
 			for _, db := range []string{"neo4j", "qdrant"} {
-				_ = d.RemoveVolume(context.Background(), orchestrator.DatabaseName(g, db))
+				_ = d.RemoveVolume(context.Background(), groupdb.Name(g, db))
 			}
 		}
 		nerr := errors.Join(d.RemoveNetwork(context.Background(), env.network), d.RemoveNetwork(context.Background(), ocfg.EgressNetwork),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
@@ -26,7 +27,7 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 	if spec.TTLSeconds > 0 {
 		g.ExpiresAt = g.CreatedAt.Add(seconds(spec.TTLSeconds))
 	}
-	if err := w.store.createGroup(ctx, &g); err != nil {
+	if err := w.store.CreateGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
 	}
 	w.pools.wake()
@@ -40,7 +41,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 		return err
 	}
 	var errs []error
-	errs = append(errs, w.checkTools(spec.Tools, spec.Families))
+	errs = append(errs, images.CheckTools(spec.Tools, spec.Families, w.cfg.MaxToolFileBytes))
 	if _, err := resources.Parse(spec.Compute); err != nil {
 		errs = append(errs, err)
 	}
@@ -57,7 +58,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "sandbox %q is listed twice", sb.ID))
 		}
 		seen[sb.ID] = true
-		errs = append(errs, w.checkTools(sb.Tools, sb.Families))
+		errs = append(errs, images.CheckTools(sb.Tools, sb.Families, w.cfg.MaxToolFileBytes))
 		if _, err := resources.Parse(resources.Merge(spec.Compute, sb.Compute)); err != nil {
 			errs = append(errs, err)
 		}
@@ -74,7 +75,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	unlock := w.locks.lock(groupKey(cmd.GroupID))
 	defer unlock()
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -84,11 +85,11 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 	res := schemas.CommandResult{}
 	// The databases first: running, answering and populated before any
 	// sandbox may use them.
-	g, err = w.startDatabases(ctx, g)
+	g, err = w.databases.Start(ctx, g)
 	if err != nil {
 		return schemas.CommandResult{Group: &g}, err
 	}
-	if err := w.populate(ctx, g); err != nil {
+	if err := w.databases.Populate(ctx, g); err != nil {
 		return schemas.CommandResult{Group: &g}, err
 	}
 	var errs []error
@@ -101,7 +102,7 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 			res.Sandboxes = append(res.Sandboxes, st)
 		}
 	}
-	g, err = w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
+	g, err = w.store.UpdateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
 		g.State = schemas.GroupRunning
 		return nil
 	})
@@ -121,11 +122,11 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 // and the start (delegate), with command ids made of cmdID.
 func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
 	// Read afresh: the sandboxes created so far count for placement.
-	g, _, err := w.store.group(ctx, id)
+	g, _, err := w.store.Group(ctx, id)
 	if err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	st, _, err := w.store.sandbox(ctx, spec.ID)
+	st, _, err := w.store.Sandbox(ctx, spec.ID)
 	recorded := err == nil
 	host := st.Host
 	if !recorded {
@@ -144,7 +145,7 @@ func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec sch
 		}
 		// The host may have passed the create on (retryElsewhere): start
 		// it where it was made.
-		if st, _, err = w.store.sandbox(ctx, spec.ID); err != nil {
+		if st, _, err = w.store.Sandbox(ctx, spec.ID); err != nil {
 			return schemas.SandboxStatus{}, err
 		}
 		if host = st.Host; w.ownedHere(host) {
@@ -164,7 +165,7 @@ func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec sch
 func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
 	unlock := w.locks.lock(sandboxKey(spec.ID))
 	defer unlock()
-	st, _, err := w.store.sandbox(ctx, spec.ID)
+	st, _, err := w.store.Sandbox(ctx, spec.ID)
 	if err != nil {
 		var claimed bool
 		if st, claimed, err = w.claimPooled(ctx, g, spec, cmdID); !claimed {
@@ -189,11 +190,11 @@ func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus
 func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	unlock := w.locks.lock(groupKey(cmd.GroupID))
 	defer unlock()
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
-	hosts, err := w.store.liveHosts(ctx, w.cfg.HostLostAfter)
+	hosts, err := w.store.LiveHosts(ctx, w.cfg.HostLostAfter)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -224,7 +225,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	gather(schemas.CommandResult{Sandboxes: here}, err)
 	parts.Wait()
 	for _, id := range g.Sandboxes {
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err != nil || w.ownedHere(st.Host) || w.hostLive(ctx, st.Host) {
 			continue
 		}
@@ -236,7 +237,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	if err := errors.Join(errs...); err != nil {
 		return schemas.CommandResult{Sandboxes: ended}, err
 	}
-	if err := w.store.deleteGroup(ctx, g.ID); err != nil {
+	if err := w.store.DeleteGroup(ctx, g.ID); err != nil {
 		return schemas.CommandResult{Sandboxes: ended}, err
 	}
 	g.State = schemas.GroupEnded
@@ -248,7 +249,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 // engine, but leaves the group's record. It takes no group lock (see
 // createSandbox): the worker that sent it holds the group's on its host.
 func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, ignoreNotFound(err)
 	}
@@ -267,7 +268,7 @@ func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID 
 	var ended []schemas.SandboxStatus
 	for _, id := range g.Sandboxes {
 		unlockSandbox := w.locks.lock(sandboxKey(id))
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err == nil && w.ownedHere(st.Host) {
 			st, err = w.doEndSandbox(ctx, id, cmdID)
 			if err != nil && wireError(err).Code != schemas.CodeNotFound {
@@ -280,7 +281,7 @@ func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID 
 		unlockSandbox()
 	}
 	if g.DatabaseHost == w.hostName || g.DatabaseHost == "" && coordinator {
-		if err := w.stopDatabases(ctx, g); err != nil {
+		if err := w.databases.Stop(ctx, g); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -302,7 +303,7 @@ func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID 
 		if err := w.removeSandboxResources(ctx, c.ID, sb); err != nil {
 			errs = append(errs, err)
 		} else if !slices.Contains(g.Sandboxes, sb) {
-			if err := w.store.deleteSandbox(ctx, sb); err != nil {
+			if err := w.store.DeleteSandbox(ctx, sb); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -101,7 +101,7 @@ func TestCreateGroupRefused(t *testing.T) {
 			cmd := h.command(schemas.CreateGroup, tt.id, "")
 			cmd.Group = &tt.spec
 			h.refused(cmd, schemas.CodeBadRequest)
-			_, _, err := h.w.store.group(t.Context(), tt.id)
+			_, _, err := h.w.store.Group(t.Context(), tt.id)
 			require.Error(t, err, "refused group recorded")
 		})
 	}

@@ -272,7 +272,7 @@ func (h *harness) createSandbox(group, id string, spec schemas.SandboxSpec) sche
 
 // sandbox reads a sandbox's record.
 func (h *harness) sandbox(id string) (schemas.SandboxStatus, error) {
-	st, _, err := h.w.store.sandbox(h.t.Context(), id)
+	st, _, err := h.w.store.Sandbox(h.t.Context(), id)
 	return st, err
 }
 
@@ -281,7 +281,7 @@ func (h *harness) ledger() map[string]schemas.ResolvedResources {
 	h.t.Helper()
 	key, err := h.w.engineKey(h.t.Context())
 	require.NoError(h.t, err)
-	l, err := h.w.store.readLedger(h.t.Context(), key)
+	l, err := h.w.store.ReadLedger(h.t.Context(), key)
 	require.NoError(h.t, err)
 	return l.Allocations
 }

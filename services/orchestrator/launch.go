@@ -2,13 +2,11 @@ package orchestrator
 
 import (
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
-// SandboxUser is the unprivileged user sandboxes run as.
-const SandboxUser = "10001:10001"
-
-// sandboxUID is the uid and gid of SandboxUser.
+// sandboxUID is the uid and gid of images.SandboxUser.
 const sandboxUID = 10001
 
 // workspaceDir is where a sandbox's workspace volume is mounted.
@@ -25,7 +23,7 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 		Name:         runtime.ContainerName(st.ID),
 		Image:        st.Image,
 		Labels:       labels,
-		User:         SandboxUser,
+		User:         images.SandboxUser,
 		Env:          w.executorEnv(st).Environ(),
 		Network:      w.cfg.Network,
 		NanoCPUs:     r.NanoCPUs,
@@ -69,4 +67,11 @@ func (w *Worker) sandboxTmpfs() map[string]string {
 		"/dev/shm":    "rw,nosuid,nodev,noexec,size=" + w.cfg.ShmSize + ",mode=1777",
 		"/dev/mqueue": "ro,nosuid,nodev,noexec,size=4k,mode=0555",
 	}
+}
+
+// withRuntime runs the sandbox under the configured OCI runtime, such as
+// runsc (gVisor) or kata-runtime, for a kernel boundary of its own; "" is
+// the engine's default (runc).
+func (w *Worker) withRuntime(spec *runtime.ContainerSpec) {
+	spec.Runtime = w.cfg.Runtime
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // candidate is a live host a create could go to, as placement sees it.
@@ -37,7 +38,7 @@ type candidate struct {
 // group, on any workers, never both count without the other.
 func (w *Worker) place(ctx context.Context, hosts map[string]schemas.HostStatus, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
 	var host string
-	_, err := w.store.updateGroup(ctx, g.ID, func(cur *schemas.GroupStatus) error {
+	_, err := w.store.UpdateGroup(ctx, g.ID, func(cur *schemas.GroupStatus) error {
 		prunePlacing(cur, time.Now())
 		var err error
 		if host, err = w.choose(ctx, hosts, *cur, spec); err != nil {
@@ -77,7 +78,7 @@ func (w *Worker) choose(ctx context.Context, hosts map[string]schemas.HostStatus
 	for name, h := range hosts {
 		c := candidate{name: name, group: onHost[name]}
 		capacity := resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes, DiskBytes: h.DiskBytes}
-		l, err := w.store.readLedger(ctx, ledgerKey(h.EngineID))
+		l, err := w.store.ReadLedger(ctx, state.LedgerKey(h.EngineID))
 		if err != nil {
 			return "", err
 		}
@@ -133,7 +134,7 @@ func (w *Worker) groupPerHost(ctx context.Context, g schemas.GroupStatus, placin
 		}
 	}
 	for _, id := range g.Sandboxes {
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err != nil {
 			continue
 		}
@@ -163,7 +164,7 @@ func (w *Worker) placeAge() time.Duration {
 // placeSandbox chooses the host of a new sandbox spec in group g: this
 // worker's own when it is the only live host, else by place.
 func (w *Worker) placeSandbox(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
-	hosts, err := w.store.liveHosts(ctx, w.placeAge())
+	hosts, err := w.store.LiveHosts(ctx, w.placeAge())
 	if err != nil {
 		return "", err
 	}

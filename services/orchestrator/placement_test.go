@@ -16,6 +16,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // engine is one host of a multi-host test: a memRuntime with its own
@@ -85,7 +86,7 @@ func multiHost(t *testing.T, memA, memB int64, change ...func(*Config)) (*harnes
 	b.stop = runWorker(t, b.w)
 	t.Cleanup(func() { b.stop() })
 	h.eventually("both hosts up", func() bool {
-		live, err := h.w.store.liveHosts(t.Context(), time.Minute)
+		live, err := h.w.store.LiveHosts(t.Context(), time.Minute)
 		return err == nil && len(live) == 2
 	})
 	return h, a, b
@@ -196,7 +197,7 @@ func TestConcurrentCreatesSpread(t *testing.T) {
 	hosts := h.hostsOf(ids...)
 	assert.Equal(t, 2, count(hosts, a.name), "spread: %v", hosts)
 	assert.Equal(t, 2, count(hosts, b.name), "spread: %v", hosts)
-	g, _, err := h.w.store.group(t.Context(), "g-together")
+	g, _, err := h.w.store.Group(t.Context(), "g-together")
 	require.NoError(t, err)
 	assert.Empty(t, g.Placing, "the finished creates' placements are gone from the record")
 	h.ok(h.command(schemas.EndGroup, "g-together", ""))
@@ -323,7 +324,7 @@ func TestGroupAcrossHosts(t *testing.T) {
 		_, err := h.sandbox(id)
 		assert.Error(t, err, "record of %s", id)
 	}
-	_, _, err = h.w.store.group(t.Context(), "g-span")
+	_, _, err = h.w.store.Group(t.Context(), "g-span")
 	assert.Error(t, err, "group record")
 }
 
@@ -367,14 +368,14 @@ func TestHostLost(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, schemas.StateLost, st.State)
 	}
-	rec, err := h.w.store.host(t.Context(), b.name)
+	rec, err := h.w.store.Host(t.Context(), b.name)
 	require.NoError(t, err)
 	assert.Equal(t, schemas.HostLost, rec.State)
 	res := <-queued
 	require.NotNil(t, res.Error, "a start of a sandbox of a lost host")
 	assert.Contains(t, []schemas.ErrorCode{schemas.CodeUnavailable, schemas.CodeConflict}, res.Error.Code, res.Error.Message)
 	t.Logf("the start sent as host-b went silent: %s: %s", res.Error.Code, res.Error.Message)
-	l, err := h.w.store.readLedger(t.Context(), ledgerKey("engine-b"))
+	l, err := h.w.store.ReadLedger(t.Context(), state.LedgerKey("engine-b"))
 	require.NoError(t, err)
 	assert.Empty(t, l.Allocations, "host-b's ledger released")
 	for _, id := range onA {
@@ -406,7 +407,7 @@ func TestHostLost(t *testing.T) {
 		c, v := b.rt.counts()
 		return c == 0 && v == 0
 	})
-	rec, err = h.w.store.host(t.Context(), b.name)
+	rec, err = h.w.store.Host(t.Context(), b.name)
 	require.NoError(t, err)
 	assert.Equal(t, schemas.HostUp, rec.State)
 	st, err := h.sandbox(onB[1])
@@ -471,10 +472,10 @@ func TestHostRecord(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "mem-engine", st.Host)
 	h.eventually("the heartbeat counts the sandbox", func() bool {
-		rec, err := h.w.store.host(t.Context(), "mem-engine")
+		rec, err := h.w.store.Host(t.Context(), "mem-engine")
 		return err == nil && rec.Sandboxes == 1
 	})
-	rec, err := h.w.store.host(t.Context(), "mem-engine")
+	rec, err := h.w.store.Host(t.Context(), "mem-engine")
 	require.NoError(t, err)
 	assert.Equal(t, schemas.HostUp, rec.State)
 	assert.Equal(t, "mem-engine", rec.EngineID)
@@ -525,7 +526,7 @@ func TestAdmissionRaceFallsThrough(t *testing.T) {
 	a.rt.mu.Unlock()
 	h.createGroup("g-race", schemas.GroupSpec{})
 	spec := schemas.SandboxSpec{ID: "raced", Compute: &schemas.ComputeResources{Memory: "2GiB"}}
-	g, _, err := h.w.store.group(t.Context(), "g-race")
+	g, _, err := h.w.store.Group(t.Context(), "g-race")
 	require.NoError(t, err)
 	first, err := h.w.placeSandbox(t.Context(), g, spec)
 	require.NoError(t, err)
@@ -543,7 +544,7 @@ func TestAdmissionRaceFallsThrough(t *testing.T) {
 // ledgerOf reads the ledger of engine.
 func (h *harness) ledgerOf(engine string) map[string]schemas.ResolvedResources {
 	h.t.Helper()
-	l, err := h.w.store.readLedger(h.t.Context(), ledgerKey(engine))
+	l, err := h.w.store.ReadLedger(h.t.Context(), state.LedgerKey(engine))
 	require.NoError(h.t, err)
 	return l.Allocations
 }
@@ -606,7 +607,7 @@ func TestConcurrentGroupEndsAcrossHosts(t *testing.T) {
 				assert.Equal(t, schemas.CodeNotFound, res.Error.Code, "end_group of %s: %s", group, res.Error.Message)
 			}
 		}
-		_, _, err := h.w.store.group(t.Context(), group)
+		_, _, err := h.w.store.Group(t.Context(), group)
 		require.Error(t, err, "group %s ended", group)
 	}
 	ca, va := a.rt.counts()

@@ -155,7 +155,7 @@ func TestGroupPoolDrainedWhenGroupGone(t *testing.T) {
 	h := newHarness(t)
 	h.createGroup("g1", pooledGroup)
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
-	require.NoError(t, h.w.store.deleteGroup(t.Context(), "g1"))
+	require.NoError(t, h.w.store.DeleteGroup(t.Context(), "g1"))
 	h.eventually("the pool of the group that is gone is drained", func() bool {
 		containers, _ := h.rt.counts()
 		return containers == 0 && h.w.pools.get("g1") == nil && len(h.ledger()) == 0

@@ -42,13 +42,13 @@ func (w *Worker) releaseStaleContainer(ctx context.Context, sandboxID string) er
 // being ended; the sandboxes of other hosts are theirs to check. It runs
 // at start, after reconcile.
 func (w *Worker) markLost(ctx context.Context) {
-	ids, err := bucketKeys(ctx, w.store.sandboxes)
+	ids, err := w.store.SandboxIDs(ctx)
 	if err != nil {
 		w.log.Warn("list sandboxes to check for lost containers", "err", err)
 		return
 	}
 	for _, id := range ids {
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err != nil || st.Container == "" || !w.ownedHere(st.Host) {
 			continue
 		}

@@ -51,7 +51,7 @@ func (w *Worker) reconcile(ctx context.Context) {
 			continue
 		}
 		for _, id := range ids {
-			_, _, err := w.store.sandbox(ctx, id)
+			_, _, err := w.store.Sandbox(ctx, id)
 			if err == nil || wireError(err).Code != schemas.CodeNotFound {
 				continue
 			}
@@ -115,7 +115,7 @@ func (w *Worker) ledgerHolders(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := w.store.readLedger(ctx, key)
+	l, err := w.store.ReadLedger(ctx, key)
 	if err != nil {
 		return nil, err
 	}

@@ -64,8 +64,8 @@ func TestStatusRequests(t *testing.T) {
 	nc, w := requestWorkers(t, 1)
 	ctx := t.Context()
 	g := schemas.GroupStatus{ID: "g", State: schemas.GroupRunning, Sandboxes: []string{"sb-1", "sb-gone"}}
-	require.NoError(t, w.store.createGroup(ctx, &g))
-	_, err := w.store.createSandbox(ctx, schemas.SandboxStatus{ID: "sb-1", GroupID: "g", State: schemas.StateCreated, Tools: []string{"filesystem_tools"}})
+	require.NoError(t, w.store.CreateGroup(ctx, &g))
+	_, err := w.store.CreateSandbox(ctx, schemas.SandboxStatus{ID: "sb-1", GroupID: "g", State: schemas.StateCreated, Tools: []string{"filesystem_tools"}})
 	require.NoError(t, err)
 
 	tests := []struct {

@@ -38,11 +38,11 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		if cmd.Sandbox == nil || schemas.IsPoolID(cmd.SandboxID) {
 			return "", nil
 		}
-		g, _, err := w.store.group(ctx, cmd.GroupID)
+		g, _, err := w.store.Group(ctx, cmd.GroupID)
 		if err != nil {
 			return "", nil
 		}
-		if st, _, err := w.store.sandbox(ctx, cmd.SandboxID); err == nil {
+		if st, _, err := w.store.Sandbox(ctx, cmd.SandboxID); err == nil {
 			// Taken: by another command (already_exists), or by this one,
 			// forwarded before a redelivery, and maybe still running on
 			// its host. That host answers either way; a forward repeated
@@ -64,7 +64,7 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		}
 		return host, nil
 	case schemas.StartSandbox, schemas.EndSandbox, schemas.SandboxStats:
-		st, _, err := w.store.sandbox(ctx, cmd.SandboxID)
+		st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 		if err != nil || w.ownedHere(st.Host) || st.State == schemas.StateLost || !w.hostLive(ctx, st.Host) {
 			return "", nil
 		}
@@ -120,11 +120,11 @@ func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats
 		tried = strings.Split(t, ",")
 	}
 	tried = append(tried, w.hostName)
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return false
 	}
-	hosts, err := w.store.liveHosts(ctx, w.placeAge())
+	hosts, err := w.store.LiveHosts(ctx, w.placeAge())
 	if err != nil {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // watch follows the engine's events of sandbox containers until ctx ends:
@@ -37,7 +38,7 @@ func (w *Worker) watch(ctx context.Context) {
 				if ev.Kind == runtime.ContainerDied {
 					// Starting a database takes a while; the sandboxes'
 					// events do not wait for it.
-					databases.Go(func() { w.onDatabaseDied(ctx, ev) })
+					databases.Go(func() { w.databases.OnDied(ctx, ev) })
 				}
 				continue
 			}
@@ -62,7 +63,7 @@ func (w *Worker) handleEvent(ctx context.Context, ev runtime.Event) {
 	}
 	// The engine is this host's: an event of a sandbox recorded on another
 	// host is of a leftover container, not of that sandbox.
-	if st, _, err := w.store.sandbox(ctx, id); err != nil || !w.ownedHere(st.Host) {
+	if st, _, err := w.store.Sandbox(ctx, id); err != nil || !w.ownedHere(st.Host) {
 		return
 	}
 	switch ev.Kind {
@@ -76,12 +77,12 @@ func (w *Worker) handleEvent(ctx context.Context, ev runtime.Event) {
 // onOOM records an OOM kill, publishes it and applies the OOM policy.
 func (w *Worker) onOOM(ctx context.Context, id string, ev runtime.Event) {
 	recorded := false
-	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		// Every worker on this engine sees the event, and a reopened
 		// stream may repeat it: the first to record it handles it.
 		recorded = ev.Time.After(st.LastOOMAt)
 		if !recorded {
-			return errUnchanged
+			return state.ErrUnchanged
 		}
 		st.OOMKills++
 		st.LastOOMAt = ev.Time
@@ -108,13 +109,13 @@ func (w *Worker) onDie(ctx context.Context, id string, ev runtime.Event) {
 	// The lock waits for this worker's own restart of the sandbox, whose
 	// die this may be.
 	unlock := w.locks.lock(sandboxKey(id))
-	st, _, err := w.store.sandbox(ctx, id)
+	st, _, err := w.store.Sandbox(ctx, id)
 	unlock()
 	if err != nil || st.State != schemas.StateRunning || st.Container != ev.ContainerID {
 		return // ended on request, already handled, or not ours
 	}
-	state, err := w.rt.Inspect(ctx, st.Container)
-	if err != nil || state.Running || state.Status == runtime.StatusRemoving || state.Status == runtime.StatusDead {
+	cs, err := w.rt.Inspect(ctx, st.Container)
+	if err != nil || cs.Running || cs.Status == runtime.StatusRemoving || cs.Status == runtime.StatusDead {
 		return // being removed, or restarted in between
 	}
 	if w.runsAgain(ctx, st.Container) {
@@ -123,10 +124,10 @@ func (w *Worker) onDie(ctx context.Context, id string, ev runtime.Event) {
 	// Every worker on the engine sees the die; the one whose
 	// compare-and-set records it handles it.
 	claimed := false
-	st, err = w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err = w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		claimed = false // a retry after another worker's write starts afresh
 		if st.State != schemas.StateRunning || st.Container != ev.ContainerID || !ev.Time.After(st.LastExitAt) {
-			return errUnchanged
+			return state.ErrUnchanged
 		}
 		st.LastExitAt, claimed = ev.Time, true
 		return nil
@@ -134,12 +135,12 @@ func (w *Worker) onDie(ctx context.Context, id string, ev runtime.Event) {
 	if err != nil || !claimed {
 		return
 	}
-	if state.OOMKilled && policy(st) != schemas.OnOOMFail {
+	if cs.OOMKilled && policy(st) != schemas.OnOOMFail {
 		w.restartSandbox(ctx, id, "its executor was killed for memory")
 		return
 	}
 	logs, _ := w.rt.Logs(ctx, st.Container, 10)
-	reason := fmt.Sprintf("the sandbox stopped by itself (exit code %d, oom killed %t): %s", state.ExitCode, state.OOMKilled, logs)
+	reason := fmt.Sprintf("the sandbox stopped by itself (exit code %d, oom killed %t): %s", cs.ExitCode, cs.OOMKilled, logs)
 	w.failSandbox(ctx, id, reason)
 }
 
@@ -175,7 +176,7 @@ func policy(st schemas.SandboxStatus) schemas.OOMPolicy {
 func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 	unlock := w.locks.lock(sandboxKey(id))
 	defer unlock()
-	st, _, err := w.store.sandbox(ctx, id)
+	st, _, err := w.store.Sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
 		return
 	}
@@ -199,7 +200,7 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s: %v", why, err))
 		return
 	}
-	st, err = w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err = w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		st.Restarts++
 		return nil
 	})
@@ -227,7 +228,7 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 func (w *Worker) failSandbox(ctx context.Context, id, reason string) {
 	unlock := w.locks.lock(sandboxKey(id))
 	defer unlock()
-	st, _, err := w.store.sandbox(ctx, id)
+	st, _, err := w.store.Sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
 		return
 	}
@@ -239,7 +240,7 @@ func (w *Worker) failSandbox(ctx context.Context, id, reason string) {
 
 // markFailed records a sandbox as failed and publishes the change.
 func (w *Worker) markFailed(ctx context.Context, id, reason string) {
-	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		st.State, st.Reason = schemas.StateFailed, reason
 		return nil
 	})

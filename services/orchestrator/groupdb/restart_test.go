@@ -1,4 +1,4 @@
-package orchestrator
+package groupdb
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ import (
 // again at most dbRestartLimit times within dbRestartWindow, and again
 // once the window has passed.
 func TestDatabaseRestartLimit(t *testing.T) {
-	var r dbRestarts
+	var r restarts
 	now := time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC)
 	for i := range dbRestartLimit {
 		assert.True(t, r.allow("db", now.Add(time.Duration(i)*time.Second)), "start %d", i+1)

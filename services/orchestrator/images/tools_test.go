@@ -1,4 +1,4 @@
-package orchestrator
+package images
 
 import (
 	"strings"
@@ -12,8 +12,6 @@ import (
 )
 
 func TestCheckTools(t *testing.T) {
-	w := &Worker{cfg: DefaultConfig()}
-	w.cfg.MaxToolFileBytes = 16
 	py := []byte("def f(): pass\n")
 	tests := []struct {
 		name     string
@@ -32,7 +30,7 @@ func TestCheckTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := w.checkTools(tt.files, tt.families)
+			err := CheckTools(tt.files, tt.families, 16)
 			if len(tt.want) == 0 {
 				require.NoError(t, err)
 				return
@@ -58,17 +56,17 @@ func TestChooseFamilies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := chooseFamilies(tt.group, tt.sandbox)
+			got, err := ChooseFamilies(tt.group, tt.sandbox)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
 	}
-	_, err := chooseFamilies(nil, []string{"nope"})
+	_, err := ChooseFamilies(nil, []string{"nope"})
 	assert.ErrorContains(t, err, `unknown tool family "nope"`)
 }
 
 func TestToolModules(t *testing.T) {
-	got := toolModules([]string{"terminal_tools"}, []schemas.ToolFile{{Name: "b_tools.py"}, {Name: "a_tools.py"}})
+	got := ToolModules([]string{"terminal_tools"}, []schemas.ToolFile{{Name: "b_tools.py"}, {Name: "a_tools.py"}})
 	assert.Equal(t, []string{"a_tools", "b_tools", "terminal_tools"}, got)
 }
 
@@ -115,25 +113,4 @@ func TestBuildContextCoversTheFamiliesNeeds(t *testing.T) {
 	assert.Equal(t, []byte("y"), withFile["family/etc/x"])
 	assert.NotEqual(t, plain["Dockerfile"], withApt["Dockerfile"], "the packages are in the Dockerfile, so in the hash")
 	assert.NotEqual(t, plain["Dockerfile"], withFile["Dockerfile"])
-}
-
-func TestExecutorEnvOfASandbox(t *testing.T) {
-	w := &Worker{cfg: DefaultConfig()}
-	st := &schemas.SandboxStatus{ID: "sb-1", GroupID: "g-1", Families: []string{"filesystem_tools"}, Resources: schemas.ResolvedResources{DiskBytes: 32 << 20}}
-	var got schemas.ExecutorEnv
-	env := w.executorEnv(st).Environ()
-	require.NoError(t, got.FromEnv(func(k string) string {
-		for _, kv := range env {
-			if key, v, _ := strings.Cut(kv, "="); key == k {
-				return v
-			}
-		}
-		return ""
-	}))
-	assert.Equal(t, "sb-1", got.SandboxID)
-	assert.Equal(t, "g-1", got.GroupID)
-	assert.Equal(t, w.cfg.SandboxNATSURL, got.NATSURL)
-	assert.Equal(t, []string{"filesystem_tools"}, got.Families)
-	assert.Equal(t, int64(32<<20), got.DiskBytes)
-	assert.Equal(t, "/workspace", got.Workspace)
 }

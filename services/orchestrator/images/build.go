@@ -1,4 +1,4 @@
-package orchestrator
+package images
 
 import (
 	"context"
@@ -17,7 +17,25 @@ import (
 // ToolsDir is where tool files go in a sandbox image.
 const ToolsDir = schemas.DefaultToolsDir
 
-// sandboxImage returns the image of a sandbox with the given built-in
+// SandboxUser is the unprivileged user sandboxes run as, and the user a
+// sandbox image ends with.
+const SandboxUser = "10001:10001"
+
+// Builder finds and builds the images of sandboxes: the default sandbox
+// image, or one built from it with tool families and files. It is safe for
+// concurrent use.
+type Builder struct {
+	rt   runtime.Images
+	base string
+}
+
+// NewBuilder returns a Builder that builds on rt from the default sandbox
+// image base.
+func NewBuilder(rt runtime.Images, base string) *Builder {
+	return &Builder{rt: rt, base: base}
+}
+
+// SandboxImage returns the image of a sandbox with the given built-in
 // families and tool files: the default sandbox image when the families need
 // nothing more and there are no files, else an image built FROM it that
 // installs what the families need (their apt packages and files) and copies
@@ -25,27 +43,27 @@ const ToolsDir = schemas.DefaultToolsDir
 // with a hash of its inputs (the default image's id, the generated
 // Dockerfile, which lists the families' packages, and every file), so the
 // same families and tool set reuse the image: reused reports that.
-func (w *Worker) sandboxImage(ctx context.Context, families []string, files []schemas.ToolFile, progress io.Writer) (ref string, reused bool, err error) {
+func (b *Builder) SandboxImage(ctx context.Context, families []string, files []schemas.ToolFile, progress io.Writer) (ref string, reused bool, err error) {
 	mods, err := builtin.Select(families)
 	if err != nil {
 		return "", false, err
 	}
 	needs := builtin.Needs(mods)
-	baseID, err := w.rt.ImageID(ctx, w.cfg.SandboxImage)
+	baseID, err := b.rt.ImageID(ctx, b.base)
 	if errors.Is(err, runtime.ErrNotFound) {
-		return "", false, schemas.Errorf(schemas.CodeUnavailable, "the default sandbox image %s is missing: run `sandox up` to build it", w.cfg.SandboxImage)
+		return "", false, schemas.Errorf(schemas.CodeUnavailable, "the default sandbox image %s is missing: run `sandox up` to build it", b.base)
 	} else if err != nil {
 		return "", false, err
 	}
 	if len(files) == 0 && needs.Empty() {
-		return w.cfg.SandboxImage, true, nil
+		return b.base, true, nil
 	}
-	ctxFiles := BuildContext(w.cfg.SandboxImage, needs, files)
-	tag := "sandox/sandbox-tools:" + buildctx.Hash(ctxFiles, baseID)[:20]
-	if _, err := w.rt.ImageID(ctx, tag); err == nil {
+	ctxFiles := BuildContext(b.base, needs, files)
+	tag := ToolsImageRepo + ":" + buildctx.Hash(ctxFiles, baseID)[:20]
+	if _, err := b.rt.ImageID(ctx, tag); err == nil {
 		return tag, true, nil
 	}
-	err = w.rt.Build(ctx, runtime.ImageBuild{
+	err = b.rt.Build(ctx, runtime.ImageBuild{
 		Tag:    tag,
 		Files:  ctxFiles,
 		Labels: map[string]string{runtime.LabelManaged: "true", runtime.LabelContextHash: tag},

@@ -1,6 +1,7 @@
-package orchestrator
+package groupdb
 
 import (
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,11 +32,11 @@ func TestGroupDatabases(t *testing.T) {
 }
 
 func TestDatabasesNeedARuntimeThatRunsThem(t *testing.T) {
-	w := &Worker{cfg: DefaultConfig()}
-	_, _, err := w.databaseSpec("g", schemas.DatabaseNeo4j)
+	d := New(Config{Network: "sandox-data", QdrantDataDir: "/data"}, nil, nil, nil, nil, slog.New(slog.DiscardHandler))
+	_, _, err := d.spec("g", schemas.DatabaseNeo4j)
 	assert.ErrorIs(t, err, schemas.CodeUnsupported, "no image configured")
-	w.cfg.Neo4jImage, w.cfg.Neo4jPasswordFile = "sandox/neo4j:x", "/secret"
-	spec, port, err := w.databaseSpec("g", schemas.DatabaseNeo4j)
+	d.cfg.Neo4jImage, d.cfg.Neo4jPasswordFile = "sandox/neo4j:x", "/secret"
+	spec, port, err := d.spec("g", schemas.DatabaseNeo4j)
 	assert.NoError(t, err)
 	assert.Equal(t, 7687, port)
 	assert.Equal(t, "sandox-db-g-neo4j", spec.Name)

@@ -11,18 +11,6 @@ import (
 	"github.com/sandox/sandox/schemas"
 )
 
-// TestHostClock checks that a host's silence is counted from the first
-// sight of its current revision on the judge's clock.
-func TestHostClock(t *testing.T) {
-	var c hostClock
-	t0 := time.Now()
-	assert.Zero(t, c.silence("h", 1, t0), "first sight")
-	assert.Equal(t, 10*time.Second, c.silence("h", 1, t0.Add(10*time.Second)), "the same record 10 s later")
-	assert.Zero(t, c.silence("h", 2, t0.Add(11*time.Second)), "a new heartbeat")
-	assert.Equal(t, 4*time.Second, c.silence("h", 2, t0.Add(15*time.Second)))
-	assert.Zero(t, c.silence("other", 7, t0.Add(15*time.Second)), "each host on its own")
-}
-
 // TestHostsJudgedOnTheJudgesClock runs the lost-host detection of a worker
 // on a real JetStream bucket against a host whose clock is ten minutes
 // behind: while its heartbeats come it stays up, whatever its LastSeen
@@ -31,15 +19,17 @@ func TestHostsJudgedOnTheJudgesClock(t *testing.T) {
 	w, _ := testWorker(t)
 	w.cfg.HostLostAfter = 500 * time.Millisecond
 	ctx := t.Context()
+	hosts, err := w.js.KeyValue(ctx, schemas.HostsBucket)
+	require.NoError(t, err)
 	beat := func() {
 		rec := schemas.HostStatus{Name: "skewed", State: schemas.HostUp, LastSeen: time.Now().Add(-10 * time.Minute).UTC()}
 		data, err := json.Marshal(rec)
 		require.NoError(t, err)
-		_, err = w.store.hosts.Put(ctx, "skewed", data)
+		_, err = hosts.Put(ctx, "skewed", data)
 		require.NoError(t, err)
 	}
 	state := func() schemas.HostState {
-		h, err := w.store.host(ctx, "skewed")
+		h, err := w.store.Host(ctx, "skewed")
 		require.NoError(t, err)
 		return h.State
 	}

@@ -1,4 +1,4 @@
-package orchestrator
+package egressnet
 
 import (
 	"context"
@@ -26,15 +26,15 @@ const BridgePortLimit = 1023
 // the create, short enough that a create that failed stops counting.
 const reservationTTL = time.Minute
 
-// egressShards places sandboxes with open egress on the bridges
-// Config.EgressNetwork (shard 0), EgressNetwork-1, EgressNetwork-2, …,
-// each holding at most Config.EgressShardCapacity containers. The engine
+// Shards places sandboxes with open egress on the bridges
+// Options.Network (shard 0), Network-1, Network-2, …, each holding at
+// most Options.Capacity containers. The engine
 // is the truth on how full a shard is, so that several workers on one
 // engine share the shards; a worker adds the sandboxes it placed whose
 // containers the engine does not list yet. It is safe for concurrent
 // use; its mutex is held across engine calls (no other lock is taken
 // under it).
-type egressShards struct {
+type Shards struct {
 	rt       runtime.EgressRuntime
 	base     string
 	capacity int
@@ -51,49 +51,65 @@ type egressShards struct {
 	reserved map[string]map[string]time.Time
 }
 
-// newEgressShards returns the shard planner of cfg, or nil when the
-// runtime cannot plan networks or sharding is off (EgressShardCapacity
-// 0): then every open sandbox joins EgressNetwork.
-func newEgressShards(rt runtime.EgressRuntime, cfg Config) (*egressShards, error) {
-	if rt == nil || cfg.EgressShardCapacity == 0 || cfg.NATSSocket == "" {
+// Options are where a Shards puts its bridges.
+type Options struct {
+	// Network is the first bridge of open egress (shard 0); the others
+	// are Network-1, Network-2, ….
+	Network string
+	// Capacity is how many containers one bridge holds before the next
+	// one is used (at most BridgePortLimit, and what a subnet of Pool
+	// addresses); 0 puts every sandbox with open egress on Network alone.
+	Capacity int
+	// Pool is where the bridges that Shards creates take their subnets.
+	Pool AddressPool
+	// System labels the bridges Shards creates (runtime.LabelSystem).
+	System string
+}
+
+// NewShards returns the shard planner of opts on rt, or nil when rt is nil
+// (the engine cannot plan networks) or sharding is off (Capacity 0): then
+// every open sandbox joins Network. A pool that cannot hold Capacity
+// containers per subnet is an error.
+func NewShards(rt runtime.EgressRuntime, opts Options) (*Shards, error) {
+	if rt == nil || opts.Capacity == 0 {
 		return nil, nil
 	}
-	pool, err := cfg.EgressAddressPool.check(cfg.EgressShardCapacity)
+	pool, err := opts.Pool.check(opts.Capacity)
 	if err != nil {
 		return nil, err
 	}
 	labels := map[string]string{runtime.LabelManaged: "true"}
-	if cfg.System != "" {
-		labels[runtime.LabelSystem] = cfg.System
+	if opts.System != "" {
+		labels[runtime.LabelSystem] = opts.System
 	}
-	return &egressShards{
-		rt: rt, base: cfg.EgressNetwork, capacity: cfg.EgressShardCapacity,
-		pool: pool, bits: cfg.EgressAddressPool.Size, labels: labels,
+	return &Shards{
+		rt: rt, base: opts.Network, capacity: opts.Capacity,
+		pool: pool, bits: opts.Pool.Size, labels: labels,
 		reserved: map[string]map[string]time.Time{}, now: time.Now,
 	}, nil
 }
 
-// EgressAddressPool is where the bridges of open egress take their
+// AddressPool is where the bridges of open egress take their
 // subnets, like an entry of the Docker daemon's default-address-pools: the
 // range Base cut into subnets of prefix length Size.
-type EgressAddressPool struct {
+type AddressPool struct {
 	Base string
 	Size int
 }
 
-// DefaultEgressAddressPool is 10.240.0.0/14 cut into /22s: 256 subnets of
+// DefaultAddressPool is 10.240.0.0/14 cut into /22s: 256 subnets of
 // 1,021 sandbox addresses each, outside Docker's default pools
 // (172.17.0.0/16 to 172.31.0.0/16 and 192.168.0.0/16). It stops short of
 // 10.255.0.0/16, where cloud machines often find their resolver (this
 // project's development machine at 10.255.255.53): a bridge there would
 // take its route.
-func DefaultEgressAddressPool() EgressAddressPool {
-	return EgressAddressPool{Base: "10.240.0.0/14", Size: 22}
+func DefaultAddressPool() AddressPool {
+	return AddressPool{Base: "10.240.0.0/14", Size: 22}
 }
 
 // check parses the pool and checks that each subnet holds capacity
 // containers, and that a bridge can.
-func (p EgressAddressPool) check(capacity int) (netip.Prefix, error) {
+func (p AddressPool) check(capacity int) (netip.Prefix, error) {
 	base, err := netip.ParsePrefix(p.Base)
 	if err != nil || !base.Addr().Is4() {
 		return netip.Prefix{}, fmt.Errorf("egress address pool %q: want an IPv4 CIDR", p.Base)
@@ -139,12 +155,12 @@ func shardNumber(base, name string) (int, bool) {
 }
 
 // maxShards bounds the shards: one per subnet of the pool.
-func (s *egressShards) maxShards() int { return 1 << (s.bits - s.pool.Bits()) }
+func (s *Shards) maxShards() int { return 1 << (s.bits - s.pool.Bits()) }
 
 // shardCapacity is how many containers shard nw holds: the configured
 // capacity, less if its subnets (an existing network's, from the engine's
 // default pools) address fewer.
-func (s *egressShards) shardCapacity(nw runtime.NetworkState) int {
+func (s *Shards) shardCapacity(nw runtime.NetworkState) int {
 	c := s.capacity
 	if len(nw.Subnets) == 0 {
 		return c
@@ -159,7 +175,7 @@ func (s *egressShards) shardCapacity(nw runtime.NetworkState) int {
 }
 
 // load returns the engine's shards by number, and every subnet in use.
-func (s *egressShards) load(ctx context.Context) (map[int]runtime.NetworkState, []netip.Prefix, error) {
+func (s *Shards) load(ctx context.Context) (map[int]runtime.NetworkState, []netip.Prefix, error) {
 	nets, err := s.rt.Networks(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -179,7 +195,7 @@ func (s *egressShards) load(ctx context.Context) (map[int]runtime.NetworkState, 
 // and those this worker placed there that it does not list yet. It
 // forgets placements the engine lists, and those older than
 // reservationTTL. s.mu must be held.
-func (s *egressShards) members(ctx context.Context, name string, now time.Time) (int, error) {
+func (s *Shards) members(ctx context.Context, name string, now time.Time) (int, error) {
 	on, err := s.rt.NetworkMembers(ctx, name)
 	if err != nil {
 		return 0, err
@@ -199,12 +215,12 @@ func (s *egressShards) members(ctx context.Context, name string, now time.Time) 
 	return n, nil
 }
 
-// place returns the shard the container joins: the lowest-numbered one
+// Place returns the shard the container joins: the lowest-numbered one
 // with room, made (on a free subnet of the pool) when every existing one
 // is full. It counts the container on that shard until the engine lists
 // it there. When every subnet of the pool is a full shard it fails with
 // CodeResourceExhausted.
-func (s *egressShards) place(ctx context.Context, container string) (string, error) {
+func (s *Shards) Place(ctx context.Context, container string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	shards, used, err := s.load(ctx)
@@ -243,7 +259,7 @@ const createAttempts = 4
 // create makes shard n on the first subnet of the pool that overlaps no
 // subnet in used. When another worker made it meanwhile, it returns that
 // one.
-func (s *egressShards) create(ctx context.Context, n int, used []netip.Prefix) (runtime.NetworkState, error) {
+func (s *Shards) create(ctx context.Context, n int, used []netip.Prefix) (runtime.NetworkState, error) {
 	name := shardName(s.base, n)
 	labels := map[string]string{runtime.LabelEgressShard: strconv.Itoa(n)}
 	for k, v := range s.labels {
@@ -296,7 +312,7 @@ func freeSubnet(pool netip.Prefix, bits int, used []netip.Prefix) (netip.Prefix,
 	return netip.Prefix{}, false
 }
 
-// prune removes the empty shards beyond the first, except the
+// Prune removes the empty shards beyond the first, except the
 // lowest-numbered shard with room, where the next open sandbox goes:
 // that one stays, so that a shard is not removed and made again as
 // sandboxes come and go at a shard's edge, and so that no worker is about
@@ -304,7 +320,7 @@ func freeSubnet(pool netip.Prefix, bits int, used []netip.Prefix) (netip.Prefix,
 // joined meanwhile is not removed (the engine refuses). It first forgets
 // the placement of the container gone, whose create the engine may never
 // have listed. It returns the failures joined.
-func (s *egressShards) prune(ctx context.Context, gone string) error {
+func (s *Shards) Prune(ctx context.Context, gone string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, res := range s.reserved {

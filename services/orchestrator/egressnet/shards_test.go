@@ -1,4 +1,4 @@
-package orchestrator
+package egressnet
 
 import (
 	"context"
@@ -120,17 +120,16 @@ func (m *memNetworks) subnet(name string) netip.Prefix {
 	return m.nets[name].Subnets[0]
 }
 
-// memEgressRuntime is a Runtime that can plan networks.
-type memEgressRuntime struct {
-	*memRuntime
-	*memNetworks
+// testOptions are the orchestrator's default options of Shards.
+func testOptions() Options {
+	return Options{Network: "sandox-egress", Capacity: 1000, Pool: DefaultAddressPool()}
 }
 
-func shardsFor(t *testing.T, nets *memNetworks, capacity int) *egressShards {
+func shardsFor(t *testing.T, nets *memNetworks, capacity int) *Shards {
 	t.Helper()
-	cfg := DefaultConfig()
-	cfg.EgressShardCapacity = capacity
-	s, err := newEgressShards(memEgressRuntime{newMemRuntime(), nets}, cfg)
+	opts := testOptions()
+	opts.Capacity = capacity
+	s, err := NewShards(nets, opts)
 	require.NoError(t, err)
 	require.NotNil(t, s)
 	return s
@@ -193,20 +192,20 @@ func TestShardNumber(t *testing.T) {
 	}
 }
 
-func TestEgressAddressPoolCheck(t *testing.T) {
+func TestAddressPoolCheck(t *testing.T) {
 	tests := []struct {
 		name     string
-		pool     EgressAddressPool
+		pool     AddressPool
 		capacity int
 		wantErr  string
 	}{
-		{"the default", DefaultEgressAddressPool(), 1000, ""},
-		{"the bridge's limit", EgressAddressPool{Base: "10.240.0.0/12", Size: 21}, 1023, ""},
-		{"past the bridge's limit", EgressAddressPool{Base: "10.240.0.0/12", Size: 21}, 1024, "a Linux bridge holds 1023"},
-		{"past the subnet", EgressAddressPool{Base: "10.240.0.0/12", Size: 24}, 1000, "a /24 subnet has 253 addresses"},
-		{"a subnet larger than the pool", EgressAddressPool{Base: "10.240.0.0/16", Size: 12}, 10, "between /16 and /30"},
-		{"not a CIDR", EgressAddressPool{Base: "10.240.0.0", Size: 22}, 10, "want an IPv4 CIDR"},
-		{"IPv6", EgressAddressPool{Base: "fd00::/48", Size: 64}, 10, "want an IPv4 CIDR"},
+		{"the default", DefaultAddressPool(), 1000, ""},
+		{"the bridge's limit", AddressPool{Base: "10.240.0.0/12", Size: 21}, 1023, ""},
+		{"past the bridge's limit", AddressPool{Base: "10.240.0.0/12", Size: 21}, 1024, "a Linux bridge holds 1023"},
+		{"past the subnet", AddressPool{Base: "10.240.0.0/12", Size: 24}, 1000, "a /24 subnet has 253 addresses"},
+		{"a subnet larger than the pool", AddressPool{Base: "10.240.0.0/16", Size: 12}, 10, "between /16 and /30"},
+		{"not a CIDR", AddressPool{Base: "10.240.0.0", Size: 22}, 10, "want an IPv4 CIDR"},
+		{"IPv6", AddressPool{Base: "fd00::/48", Size: 64}, 10, "want an IPv4 CIDR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -224,24 +223,23 @@ func TestNewEgressShardsOff(t *testing.T) {
 	tests := []struct {
 		name string
 		rt   runtime.EgressRuntime
-		cfg  func(*Config)
+		opts func(*Options)
 	}{
-		{"a runtime without networks", nil, func(*Config) {}},
-		{"capacity 0", memEgressRuntime{newMemRuntime(), newMemNetworks()}, func(c *Config) { c.EgressShardCapacity = 0 }},
-		{"no NATS socket, no egress policies", memEgressRuntime{newMemRuntime(), newMemNetworks()}, func(c *Config) { c.NATSSocket = "" }},
+		{"a runtime without networks", nil, func(*Options) {}},
+		{"capacity 0", newMemNetworks(), func(o *Options) { o.Capacity = 0 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := DefaultConfig()
-			tt.cfg(&cfg)
-			s, err := newEgressShards(tt.rt, cfg)
+			opts := testOptions()
+			tt.opts(&opts)
+			s, err := NewShards(tt.rt, opts)
 			require.NoError(t, err)
 			assert.Nil(t, s)
 		})
 	}
-	cfg := DefaultConfig()
-	cfg.EgressShardCapacity = 2000
-	_, err := newEgressShards(memEgressRuntime{newMemRuntime(), newMemNetworks()}, cfg)
+	opts := testOptions()
+	opts.Capacity = 2000
+	_, err := NewShards(newMemNetworks(), opts)
 	assert.ErrorContains(t, err, "a Linux bridge holds")
 }
 
@@ -258,7 +256,7 @@ func TestEgressShardsPlace(t *testing.T) {
 	s := shardsFor(t, nets, 2)
 	var got []string
 	for i := range 5 {
-		name, err := s.place(ctx, fmt.Sprintf("sb-%d", i))
+		name, err := s.Place(ctx, fmt.Sprintf("sb-%d", i))
 		require.NoError(t, err)
 		got = append(got, name)
 		if i%2 == 0 {
@@ -276,11 +274,11 @@ func TestEgressShardsPlace(t *testing.T) {
 // engine has none, on the pool, labelled with the worker's system.
 func TestEgressShardsFirstShardMade(t *testing.T) {
 	nets := newMemNetworks()
-	cfg := DefaultConfig()
-	cfg.System = "sys"
-	s, err := newEgressShards(memEgressRuntime{newMemRuntime(), nets}, cfg)
+	opts := testOptions()
+	opts.System = "sys"
+	s, err := NewShards(nets, opts)
 	require.NoError(t, err)
-	name, err := s.place(t.Context(), "sb")
+	name, err := s.Place(t.Context(), "sb")
 	require.NoError(t, err)
 	assert.Equal(t, "sandox-egress", name)
 	assert.Equal(t, "10.240.0.0/22", nets.subnet(name).String())
@@ -294,14 +292,14 @@ func TestEgressShardsReservationExpires(t *testing.T) {
 	s := shardsFor(t, nets, 1)
 	now := time.Now()
 	s.now = func() time.Time { return now }
-	name, err := s.place(t.Context(), "failed-create")
+	name, err := s.Place(t.Context(), "failed-create")
 	require.NoError(t, err)
 	assert.Equal(t, "sandox-egress", name)
-	name, err = s.place(t.Context(), "next")
+	name, err = s.Place(t.Context(), "next")
 	require.NoError(t, err)
 	assert.Equal(t, "sandox-egress-1", name, "the first shard is full while its placement counts")
 	now = now.Add(reservationTTL + time.Second)
-	name, err = s.place(t.Context(), "later")
+	name, err = s.Place(t.Context(), "later")
 	require.NoError(t, err)
 	assert.Equal(t, "sandox-egress", name, "the failed create stopped counting")
 }
@@ -313,9 +311,9 @@ func TestEgressShardsTwoWorkers(t *testing.T) {
 	ctx := t.Context()
 	nets := newMemNetworks(runtime.NetworkState{Name: "sandox-egress", Subnets: []netip.Prefix{mustPrefix("10.240.0.0/22")}})
 	a, b := shardsFor(t, nets, 2), shardsFor(t, nets, 2)
-	place := func(s *egressShards, c string) string {
+	place := func(s *Shards, c string) string {
 		t.Helper()
-		name, err := s.place(ctx, c)
+		name, err := s.Place(ctx, c)
 		require.NoError(t, err)
 		nets.join(name, c)
 		return name
@@ -341,32 +339,34 @@ func TestEgressShardsSubnetTaken(t *testing.T) {
 	nets.hidden = []netip.Prefix{mustPrefix("10.240.4.0/22"), mustPrefix("10.240.8.0/22")}
 	nets.join("sandox-egress", "a")
 	s := shardsFor(t, nets, 1)
-	name, err := s.place(t.Context(), "b")
+	name, err := s.Place(t.Context(), "b")
 	require.NoError(t, err)
 	assert.Equal(t, "sandox-egress-1", name)
 	assert.Equal(t, "10.240.12.0/22", nets.subnet(name).String())
 
 	nets.hidden = []netip.Prefix{mustPrefix("10.0.0.0/8")}
 	nets.join(name, "b")
-	_, err = s.place(t.Context(), "c")
+	_, err = s.Place(t.Context(), "c")
 	assert.ErrorContains(t, err, "pool overlaps")
 }
 
 // TestEgressShardsFull: a pool of two subnets holds two shards.
 func TestEgressShardsFull(t *testing.T) {
 	nets := newMemNetworks()
-	cfg := DefaultConfig()
-	cfg.EgressShardCapacity = 1
-	cfg.EgressAddressPool = EgressAddressPool{Base: "10.240.0.0/29", Size: 30}
-	s, err := newEgressShards(memEgressRuntime{newMemRuntime(), nets}, cfg)
+	opts := testOptions()
+	opts.Capacity = 1
+	opts.Pool = AddressPool{Base: "10.240.0.0/29", Size: 30}
+	s, err := NewShards(nets, opts)
 	require.NoError(t, err)
 	for _, c := range []string{"a", "b"} {
-		_, err := s.place(t.Context(), c)
+		_, err := s.Place(t.Context(), c)
 		require.NoError(t, err)
 	}
-	_, err = s.place(t.Context(), "c")
+	_, err = s.Place(t.Context(), "c")
 	assert.ErrorContains(t, err, "every bridge of open egress is full")
-	assert.Equal(t, schemas.CodeResourceExhausted, wireError(err).Code)
+	var se *schemas.Error
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, schemas.CodeResourceExhausted, se.Code)
 }
 
 // TestEgressShardsPrune removes the empty shards beyond the first but the
@@ -391,7 +391,7 @@ func TestEgressShardsPrune(t *testing.T) {
 				}
 			}
 			s := shardsFor(t, nets, 2)
-			require.NoError(t, s.prune(t.Context(), ""))
+			require.NoError(t, s.Prune(t.Context(), ""))
 			assert.Equal(t, append([]string{"other"}, tt.want...), nets.names())
 		})
 	}
@@ -403,13 +403,13 @@ func TestEgressShardsPruneKeepsPlaced(t *testing.T) {
 	nets := newMemNetworks(runtime.NetworkState{Name: "sandox-egress"})
 	nets.join("sandox-egress", "a")
 	s := shardsFor(t, nets, 1)
-	name, err := s.place(t.Context(), "b")
+	name, err := s.Place(t.Context(), "b")
 	require.NoError(t, err)
 	require.Equal(t, "sandox-egress-1", name)
 	nets.leave("sandox-egress", "a")
-	require.NoError(t, s.prune(t.Context(), "a"))
+	require.NoError(t, s.Prune(t.Context(), "a"))
 	assert.Equal(t, []string{"sandox-egress", "sandox-egress-1"}, nets.names())
 	// b's create failed, or b ended before the engine listed it there.
-	require.NoError(t, s.prune(t.Context(), "b"))
+	require.NoError(t, s.Prune(t.Context(), "b"))
 	assert.Equal(t, []string{"sandox-egress"}, nets.names())
 }

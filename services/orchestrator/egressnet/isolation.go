@@ -1,7 +1,8 @@
-package orchestrator
+package egressnet
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 
 	"github.com/sandox/sandox/schemas"
@@ -20,8 +21,28 @@ const (
 	SandboxProxyAddr = "127.0.0.1:3128"
 )
 
-// resolveEgress returns a sandbox's egress policy, checked.
-func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, error) {
+// Isolation puts each sandbox on the network its egress policy allows,
+// with the NATS socket it reaches the bus through. It is safe for
+// concurrent use.
+type Isolation struct {
+	natsSocket string
+	network    string
+	shards     *Shards
+	proxies    *egress.Proxies
+	log        *slog.Logger
+}
+
+// NewIsolation returns the isolation of sandboxes that reach NATS through
+// natsSocket (a host path or a volume; "" leaves every sandbox on the
+// network its container spec names, and refuses egress policies), whose
+// open egress goes on network or, when shards is not nil, on the shard
+// with room, and whose allowlists are served by proxies. It logs to log.
+func NewIsolation(natsSocket, network string, shards *Shards, proxies *egress.Proxies, log *slog.Logger) *Isolation {
+	return &Isolation{natsSocket: natsSocket, network: network, shards: shards, proxies: proxies, log: log}
+}
+
+// Resolve returns a sandbox's egress policy, checked.
+func (i *Isolation) Resolve(group, sandbox *schemas.Egress) (schemas.Egress, error) {
 	e := schemas.ResolveEgress(group, sandbox)
 	if err := e.Validate(); err != nil {
 		return e, err
@@ -29,13 +50,13 @@ func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, 
 	if _, err := egress.ParseAllowlist(e.Allow); err != nil {
 		return e, schemas.Errorf(schemas.CodeBadRequest, "egress allowlist: %v", err)
 	}
-	if e.Policy != schemas.EgressNone && w.cfg.NATSSocket == "" {
+	if e.Policy != schemas.EgressNone && i.natsSocket == "" {
 		return e, schemas.Errorf(schemas.CodeUnsupported, "egress %s needs sandboxes reaching NATS through its socket (NATSSocket)", e.Policy)
 	}
 	return e, nil
 }
 
-// withNetwork isolates the sandbox by its egress policy when NATSSocket is
+// Apply isolates the sandbox by its egress policy when NATSSocket is
 // set. Every policy reaches NATS through the socket's directory, mounted
 // read-only. none: Docker's "none" network, only a loopback, so no
 // connection to other sandboxes, the orchestrator, the host's services,
@@ -43,10 +64,10 @@ func (w *Worker) resolveEgress(group, sandbox *schemas.Egress) (schemas.Egress, 
 // filtering proxy's socket, which the executor forwards from
 // SandboxProxyAddr, and HTTP(S)_PROXY pointing there. open: a bridge with
 // inter-container traffic off, EgressNetwork or, when that is full, the
-// next shard with room (egressShards.place). Without NATSSocket the
-// sandbox joins Network as before.
-func (w *Worker) withNetwork(ctx context.Context, spec *runtime.ContainerSpec, st *schemas.SandboxStatus) error {
-	src := w.cfg.NATSSocket
+// next shard with room (Shards.Place). Without a NATS socket the
+// sandbox stays on the network its spec names.
+func (i *Isolation) Apply(ctx context.Context, spec *runtime.ContainerSpec, st *schemas.SandboxStatus) error {
+	src := i.natsSocket
 	if src == "" {
 		return nil
 	}
@@ -62,9 +83,9 @@ func (w *Worker) withNetwork(ctx context.Context, spec *runtime.ContainerSpec, s
 	policy := schemas.ResolveEgress(nil, st.Egress)
 	switch policy.Policy {
 	case schemas.EgressOpen:
-		spec.Network = w.cfg.EgressNetwork
-		if w.shards != nil {
-			name, err := w.shards.place(ctx, spec.Name)
+		spec.Network = i.network
+		if i.shards != nil {
+			name, err := i.shards.Place(ctx, spec.Name)
 			if err != nil {
 				return err
 			}
@@ -75,7 +96,7 @@ func (w *Worker) withNetwork(ctx context.Context, spec *runtime.ContainerSpec, s
 		if err != nil {
 			return err
 		}
-		sock, err := w.egress.Open(st.ID, allow)
+		sock, err := i.proxies.Open(st.ID, allow)
 		if err != nil {
 			return err
 		}
@@ -89,24 +110,17 @@ func (w *Worker) withNetwork(ctx context.Context, spec *runtime.ContainerSpec, s
 	return nil
 }
 
-// pruneEgressNetworks removes the bridges of open egress that are empty
-// and not needed next (egressShards.prune); it runs after the container
+// Prune removes the bridges of open egress that are empty
+// and not needed next (Shards.Prune); it runs after the container
 // is removed. A bridge it could not remove is logged, not
 // returned: an empty bridge harms nothing, and the next prune or `sandox
 // down` removes it.
-func (w *Worker) pruneEgressNetworks(ctx context.Context, container string) error {
-	if w.shards == nil {
+func (i *Isolation) Prune(ctx context.Context, container string) error {
+	if i.shards == nil {
 		return nil
 	}
-	if err := w.shards.prune(ctx, container); err != nil {
-		w.log.Warn("empty egress networks left", "err", err)
+	if err := i.shards.Prune(ctx, container); err != nil {
+		i.log.Warn("empty egress networks left", "err", err)
 	}
 	return nil
-}
-
-// withRuntime runs the sandbox under the configured OCI runtime, such as
-// runsc (gVisor) or kata-runtime, for a kernel boundary of its own; "" is
-// the engine's default (runc).
-func (w *Worker) withRuntime(spec *runtime.ContainerSpec) {
-	spec.Runtime = w.cfg.Runtime
 }

@@ -1,4 +1,4 @@
-package orchestrator
+package images
 
 import (
 	"errors"
@@ -14,11 +14,11 @@ import (
 
 var toolFileName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}\.py$`)
 
-// checkTools validates user tool files and the built-in families a spec
+// CheckTools validates user tool files and the built-in families a spec
 // names: Python files whose names are valid module names, within the size
 // limit, each named once, none named like a built-in family; families that
 // exist.
-func (w *Worker) checkTools(files []schemas.ToolFile, families []string) error {
+func CheckTools(files []schemas.ToolFile, families []string, maxFileBytes int) error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -27,8 +27,8 @@ func (w *Worker) checkTools(files []schemas.ToolFile, families []string) error {
 			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "tool file %q: want a Python module file name like my_tools.py", f.Name))
 		case isFamily(f.Name):
 			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "tool file %q: %s is a built-in tool family, selected by its name alone; a tool file cannot replace it, rename the file", f.Name, strings.TrimSuffix(f.Name, ".py")))
-		case len(f.Content) > w.cfg.MaxToolFileBytes:
-			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "tool file %q: %d bytes, the limit is %d", f.Name, len(f.Content), w.cfg.MaxToolFileBytes))
+		case len(f.Content) > maxFileBytes:
+			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "tool file %q: %d bytes, the limit is %d", f.Name, len(f.Content), maxFileBytes))
 		case seen[f.Name]:
 			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "tool file %q is given twice", f.Name))
 		}
@@ -46,16 +46,16 @@ func isFamily(name string) bool {
 	return ok
 }
 
-// chooseFamilies returns the built-in families of a sandbox, sorted: those
+// ChooseFamilies returns the built-in families of a sandbox, sorted: those
 // its group and it name, or builtin.Default when neither names one.
-func chooseFamilies(group, sandbox []string) ([]string, error) {
+func ChooseFamilies(group, sandbox []string) ([]string, error) {
 	return builtin.SelectNames(append(slices.Clone(group), sandbox...))
 }
 
-// mergeTools returns the group's tool files with the sandbox's laid over
+// MergeTools returns the group's tool files with the sandbox's laid over
 // them: a sandbox file with the same name replaces the group's. The result
 // is sorted by name.
-func mergeTools(group, sandbox []schemas.ToolFile) []schemas.ToolFile {
+func MergeTools(group, sandbox []schemas.ToolFile) []schemas.ToolFile {
 	byName := map[string]schemas.ToolFile{}
 	for _, f := range group {
 		byName[f.Name] = f
@@ -71,9 +71,9 @@ func mergeTools(group, sandbox []schemas.ToolFile) []schemas.ToolFile {
 	return out
 }
 
-// toolModules is what a sandbox is expected to serve: its families and
+// ToolModules is what a sandbox is expected to serve: its families and
 // its tool files' modules, sorted.
-func toolModules(families []string, files []schemas.ToolFile) []string {
+func ToolModules(families []string, files []schemas.ToolFile) []string {
 	out := slices.Clone(families)
 	for _, f := range files {
 		m := strings.TrimSuffix(f.Name, ".py")

@@ -1,4 +1,4 @@
-package orchestrator
+package groupdb
 
 import (
 	"context"
@@ -22,16 +22,16 @@ const (
 	dbRestartWindow = 10 * time.Minute
 )
 
-// dbRestarts remembers when this worker started each database container
+// restarts remembers when this worker started each database container
 // again.
-type dbRestarts struct {
+type restarts struct {
 	mu sync.Mutex
 	at map[string][]time.Time
 }
 
 // allow records a start of container at now and reports whether it stays
 // within the limit.
-func (r *dbRestarts) allow(container string, now time.Time) bool {
+func (r *restarts) allow(container string, now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.at == nil {
@@ -51,17 +51,17 @@ func (r *dbRestarts) allow(container string, now time.Time) bool {
 	return true
 }
 
-// onDatabaseDied starts a group's database container again when it
+// OnDied starts a group's database container again when it
 // stopped by itself: the group still exists, its databases run on this
 // host, and the container is neither running (another worker of the host
 // started it) nor being removed (the group is ending). A new address is
 // recorded in the group, where the data service reads it.
-func (w *Worker) onDatabaseDied(ctx context.Context, ev runtime.Event) {
+func (d *Databases) OnDied(ctx context.Context, ev runtime.Event) {
 	groupID, db := ev.Labels[runtime.LabelGroup], ev.Labels[runtime.LabelDatabase]
-	log := w.log.With("group", groupID, "database", db)
-	g, _, err := w.store.group(ctx, groupID)
-	if err != nil || g.DatabaseHost != w.hostName {
-		return // ended (reconcileDatabases removes it), or not this host's
+	log := d.log.With("group", groupID, "database", db)
+	g, _, err := d.store.Group(ctx, groupID)
+	if err != nil || g.DatabaseHost != d.cfg.Host {
+		return // ended (Reconcile removes it), or not this host's
 	}
 	var endpoint schemas.DatabaseEndpoint
 	for _, e := range g.Databases {
@@ -70,25 +70,25 @@ func (w *Worker) onDatabaseDied(ctx context.Context, ev runtime.Event) {
 		}
 	}
 	if endpoint.Container == "" {
-		return // still starting: startDatabases answers for it
+		return // still starting: Start answers for it
 	}
-	c, err := w.rt.Inspect(ctx, ev.ContainerID)
+	c, err := d.rt.Inspect(ctx, ev.ContainerID)
 	if err != nil || c.Running || c.Status == runtime.StatusRemoving || c.Status == runtime.StatusDead {
 		return
 	}
-	if !w.dbRestarts.allow(endpoint.Container, time.Now()) {
+	if !d.restarts.allow(endpoint.Container, time.Now()) {
 		log.Error("database keeps stopping: left stopped, its calls answer unavailable", "starts", dbRestartLimit, "within", dbRestartWindow, "exit_code", ev.ExitCode, "oom_killed", c.OOMKilled)
 		return
 	}
 	log.Warn("database stopped by itself; starting it again", "exit_code", ev.ExitCode, "oom_killed", c.OOMKilled)
-	if err := w.rt.Start(ctx, ev.ContainerID); err != nil {
+	if err := d.rt.Start(ctx, ev.ContainerID); err != nil {
 		log.Error("start the database again", "err", err)
 		return
 	}
-	if w.dbrt == nil {
+	if d.net == nil {
 		return
 	}
-	ip, err := w.dbrt.ContainerIP(ctx, ev.ContainerID, w.cfg.DatabaseNetwork)
+	ip, err := d.net.ContainerIP(ctx, ev.ContainerID, d.cfg.Network)
 	_, port, perr := net.SplitHostPort(endpoint.Address)
 	if err = errors.Join(err, perr); err != nil {
 		log.Error("the database's address after its start", "err", err)
@@ -98,7 +98,7 @@ func (w *Worker) onDatabaseDied(ctx context.Context, ev runtime.Event) {
 	if addr == endpoint.Address {
 		return
 	}
-	if _, err := w.store.updateGroup(ctx, groupID, func(g *schemas.GroupStatus) error {
+	if _, err := d.store.UpdateGroup(ctx, groupID, func(g *schemas.GroupStatus) error {
 		for i := range g.Databases {
 			if g.Databases[i].Database == db {
 				g.Databases[i].Address = addr

@@ -1,4 +1,4 @@
-package orchestrator
+package state
 
 import (
 	"context"
@@ -14,18 +14,19 @@ import (
 	"github.com/sandox/sandox/schemas"
 )
 
-// store keeps group and sandbox state in JetStream key-value buckets, so
+// Store keeps group and sandbox state in JetStream key-value buckets, so
 // that every worker sees the same state and it outlives any one process.
-type store struct {
+type Store struct {
 	groups    jetstream.KeyValue
 	sandboxes jetstream.KeyValue
 	ledger    jetstream.KeyValue
 	hosts     jetstream.KeyValue
-	// heard judges the hosts' silence on this worker's clock (hostSilence).
+	// heard judges the hosts' silence on this worker's clock (HostSilence).
 	heard hostClock
 }
 
-func openStore(ctx context.Context, js jetstream.JetStream) (*store, error) {
+// OpenStore opens the buckets that Setup made.
+func OpenStore(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	g, err := js.KeyValue(ctx, schemas.GroupBucket)
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", schemas.GroupBucket, err)
@@ -42,10 +43,11 @@ func openStore(ctx context.Context, js jetstream.JetStream) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", schemas.HostsBucket, err)
 	}
-	return &store{groups: g, sandboxes: s, ledger: l, hosts: h}, nil
+	return &Store{groups: g, sandboxes: s, ledger: l, hosts: h}, nil
 }
 
-func (s *store) group(ctx context.Context, id string) (schemas.GroupStatus, uint64, error) {
+// Group reads group id and its revision; an absent one is CodeNotFound.
+func (s *Store) Group(ctx context.Context, id string) (schemas.GroupStatus, uint64, error) {
 	var g schemas.GroupStatus
 	rev, err := get(ctx, s.groups, id, &g)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -54,7 +56,9 @@ func (s *store) group(ctx context.Context, id string) (schemas.GroupStatus, uint
 	return g, rev, err
 }
 
-func (s *store) sandbox(ctx context.Context, id string) (schemas.SandboxStatus, uint64, error) {
+// Sandbox reads sandbox id and its revision; an absent one is
+// CodeNotFound.
+func (s *Store) Sandbox(ctx context.Context, id string) (schemas.SandboxStatus, uint64, error) {
 	var sb schemas.SandboxStatus
 	rev, err := get(ctx, s.sandboxes, id, &sb)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -63,8 +67,8 @@ func (s *store) sandbox(ctx context.Context, id string) (schemas.SandboxStatus, 
 	return sb, rev, err
 }
 
-// createGroup records a new group; an existing id is CodeAlreadyExists.
-func (s *store) createGroup(ctx context.Context, g *schemas.GroupStatus) error {
+// CreateGroup records a new group; an existing id is CodeAlreadyExists.
+func (s *Store) CreateGroup(ctx context.Context, g *schemas.GroupStatus) error {
 	g.UpdatedAt = time.Now().UTC()
 	data, err := json.Marshal(g)
 	if err != nil {
@@ -78,8 +82,8 @@ func (s *store) createGroup(ctx context.Context, g *schemas.GroupStatus) error {
 	return nil
 }
 
-// createSandbox reserves a sandbox id; an existing id is CodeAlreadyExists.
-func (s *store) createSandbox(ctx context.Context, sb schemas.SandboxStatus) (uint64, error) {
+// CreateSandbox reserves a sandbox id; an existing id is CodeAlreadyExists.
+func (s *Store) CreateSandbox(ctx context.Context, sb schemas.SandboxStatus) (uint64, error) {
 	sb.UpdatedAt = time.Now().UTC()
 	data, err := json.Marshal(sb)
 	if err != nil {
@@ -94,7 +98,8 @@ func (s *store) createSandbox(ctx context.Context, sb schemas.SandboxStatus) (ui
 	return rev, nil
 }
 
-func (s *store) putSandbox(ctx context.Context, sb *schemas.SandboxStatus) error {
+// PutSandbox records sb as it is, whatever the record held.
+func (s *Store) PutSandbox(ctx context.Context, sb *schemas.SandboxStatus) error {
 	sb.UpdatedAt = time.Now().UTC()
 	data, err := json.Marshal(sb)
 	if err != nil {
@@ -106,9 +111,9 @@ func (s *store) putSandbox(ctx context.Context, sb *schemas.SandboxStatus) error
 	return nil
 }
 
-// updateGroup applies change to the group with compare-and-set, retrying
+// UpdateGroup applies change to the group with compare-and-set, retrying
 // when another worker changed it in between.
-func (s *store) updateGroup(ctx context.Context, id string, change func(*schemas.GroupStatus) error) (schemas.GroupStatus, error) {
+func (s *Store) UpdateGroup(ctx context.Context, id string, change func(*schemas.GroupStatus) error) (schemas.GroupStatus, error) {
 	return update(ctx, s.groups, id, schemas.Errorf(schemas.CodeNotFound, "group %q does not exist", id), func(g *schemas.GroupStatus) error {
 		if err := change(g); err != nil {
 			return err
@@ -118,9 +123,9 @@ func (s *store) updateGroup(ctx context.Context, id string, change func(*schemas
 	})
 }
 
-// updateSandbox applies change to the sandbox with compare-and-set. A
-// change that returns errUnchanged writes nothing.
-func (s *store) updateSandbox(ctx context.Context, id string, change func(*schemas.SandboxStatus) error) (schemas.SandboxStatus, error) {
+// UpdateSandbox applies change to the sandbox with compare-and-set. A
+// change that returns ErrUnchanged writes nothing.
+func (s *Store) UpdateSandbox(ctx context.Context, id string, change func(*schemas.SandboxStatus) error) (schemas.SandboxStatus, error) {
 	return update(ctx, s.sandboxes, id, schemas.Errorf(schemas.CodeNotFound, "sandbox %q does not exist", id), func(sb *schemas.SandboxStatus) error {
 		if err := change(sb); err != nil {
 			return err
@@ -133,7 +138,7 @@ func (s *store) updateSandbox(ctx context.Context, id string, change func(*schem
 // update applies change to the JSON value under key with compare-and-set,
 // retrying when another worker changed it in between. An absent key is the
 // error missing, or, when missing is nil, the zero value, created. An error
-// from change is returned as is and nothing is written; errUnchanged from
+// from change is returned as is and nothing is written; ErrUnchanged from
 // change is no error.
 func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, missing error, change func(*T) error) (T, error) {
 	var zero T
@@ -151,7 +156,7 @@ func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, missi
 		case err != nil && !errors.Is(err, jetstream.ErrKeyNotFound):
 			return zero, err
 		}
-		if err := change(&v); errors.Is(err, errUnchanged) {
+		if err := change(&v); errors.Is(err, ErrUnchanged) {
 			return v, nil
 		} else if err != nil {
 			return v, err
@@ -193,13 +198,13 @@ func conflictBackoff(ctx context.Context, try int) error {
 	}
 }
 
-// errUnchanged stops an update that has nothing to change.
-var errUnchanged = errors.New("unchanged")
+// ErrUnchanged stops an update that has nothing to change.
+var ErrUnchanged = errors.New("unchanged")
 
-// joinGroup lists sandbox in its group's record, once its create has
+// JoinGroup lists sandbox in its group's record, once its create has
 // finished, and drops its placement (GroupStatus.Placing).
-func (s *store) joinGroup(ctx context.Context, groupID, sandbox string) error {
-	_, err := s.updateGroup(ctx, groupID, func(g *schemas.GroupStatus) error {
+func (s *Store) JoinGroup(ctx context.Context, groupID, sandbox string) error {
+	_, err := s.UpdateGroup(ctx, groupID, func(g *schemas.GroupStatus) error {
 		delete(g.Placing, sandbox)
 		if !slices.Contains(g.Sandboxes, sandbox) {
 			g.Sandboxes = append(g.Sandboxes, sandbox)
@@ -209,20 +214,23 @@ func (s *store) joinGroup(ctx context.Context, groupID, sandbox string) error {
 	return err
 }
 
-func (s *store) deleteSandbox(ctx context.Context, id string) error {
+// DeleteSandbox forgets sandbox id; an absent one is no error.
+func (s *Store) DeleteSandbox(ctx context.Context, id string) error {
 	if err := s.sandboxes.Delete(ctx, id); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 		return fmt.Errorf("forget sandbox %s: %w", id, err)
 	}
 	return nil
 }
 
-func (s *store) deleteGroup(ctx context.Context, id string) error {
+// DeleteGroup forgets group id; an absent one is no error.
+func (s *Store) DeleteGroup(ctx context.Context, id string) error {
 	if err := s.groups.Delete(ctx, id); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 		return fmt.Errorf("forget group %s: %w", id, err)
 	}
 	return nil
 }
 
+// get reads key of kv into v and returns its revision.
 func get(ctx context.Context, kv jetstream.KeyValue, key string, v any) (uint64, error) {
 	e, err := kv.Get(ctx, key)
 	if err != nil {
@@ -245,4 +253,38 @@ func isWrongSequence(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+// GroupIDs lists the ids of the recorded groups.
+func (s *Store) GroupIDs(ctx context.Context) ([]string, error) { return keys(ctx, s.groups) }
+
+// SandboxIDs lists the ids of the recorded sandboxes.
+func (s *Store) SandboxIDs(ctx context.Context) ([]string, error) { return keys(ctx, s.sandboxes) }
+
+// HostNames lists the names of the recorded hosts.
+func (s *Store) HostNames(ctx context.Context) ([]string, error) { return keys(ctx, s.hosts) }
+
+// WatchGroups watches every group record, from the current ones on.
+func (s *Store) WatchGroups(ctx context.Context) (jetstream.KeyWatcher, error) {
+	return s.groups.WatchAll(ctx)
+}
+
+// UpdateHost applies change to host name's record with compare-and-set. An
+// absent record is missing when missing is not nil, and is created
+// otherwise; change returning ErrUnchanged writes nothing.
+func (s *Store) UpdateHost(ctx context.Context, name string, missing error, change func(*schemas.HostStatus) error) (schemas.HostStatus, error) {
+	return update(ctx, s.hosts, name, missing, change)
+}
+
+// keys lists a bucket's keys; an empty bucket has none.
+func keys(ctx context.Context, kv jetstream.KeyValue) ([]string, error) {
+	lister, err := kv.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for k := range lister.Keys() {
+		ids = append(ids, k)
+	}
+	return ids, nil
 }

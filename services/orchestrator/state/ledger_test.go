@@ -1,4 +1,4 @@
-package orchestrator
+package state
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 )
 
 // testStore starts a real embedded NATS server with the sandox buckets.
-func testStore(t *testing.T) *store {
+func testStore(t *testing.T) *Store {
 	t.Helper()
 	cfg := natsd.DefaultConfig()
 	cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
@@ -29,7 +29,7 @@ func testStore(t *testing.T) *store {
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	require.NoError(t, Setup(t.Context(), js))
-	st, err := openStore(t.Context(), js)
+	st, err := OpenStore(t.Context(), js)
 	require.NoError(t, err)
 	return st
 }
@@ -40,7 +40,7 @@ func testStore(t *testing.T) *store {
 func TestLedgerAdmitsNoMoreThanFits(t *testing.T) {
 	s := testStore(t)
 	host := resources.Host{CPUs: 4, MemoryBytes: 8 << 30}
-	key := ledgerKey("engine:ID:with:colons")
+	key := LedgerKey("engine:ID:with:colons")
 	var (
 		wg               sync.WaitGroup
 		mu               sync.Mutex
@@ -50,7 +50,7 @@ func TestLedgerAdmitsNoMoreThanFits(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := s.updateLedger(t.Context(), key, func(l *resources.Ledger) error {
+			err := s.UpdateLedger(t.Context(), key, func(l *resources.Ledger) error {
 				return l.Admit(fmt.Sprintf("sb-%d", i), schemas.ResolvedResources{NanoCPUs: 1e9, MemoryBytes: 1 << 30}, host, 1)
 			})
 			mu.Lock()
@@ -69,7 +69,7 @@ func TestLedgerAdmitsNoMoreThanFits(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, 4, admitted, "admitted (4 cores, 1 each)")
 	require.Equal(t, 8, denied, "refused (4 cores, 1 each)")
-	l, err := s.readLedger(t.Context(), key)
+	l, err := s.ReadLedger(t.Context(), key)
 	require.NoError(t, err)
 	used := l.Used()
 	require.Equal(t, int64(4e9), used.NanoCPUs, "ledger %+v, want the 4 admitted sandboxes holding 4 cores", l)
@@ -82,10 +82,10 @@ func TestLedgerAdmitsNoMoreThanFits(t *testing.T) {
 		victim = id
 		break
 	}
-	release := func(id string) error { return s.releaseLedger(t.Context(), key, id) }
+	release := func(id string) error { return s.ReleaseLedger(t.Context(), key, id) }
 	require.NoError(t, release(victim))
 	require.NoError(t, release("never-admitted"))
-	err = s.updateLedger(t.Context(), key, func(l *resources.Ledger) error {
+	err = s.UpdateLedger(t.Context(), key, func(l *resources.Ledger) error {
 		return l.Admit("late", schemas.ResolvedResources{NanoCPUs: 1e9}, host, 1)
 	})
 	require.NoError(t, err, "want the freed core granted")
