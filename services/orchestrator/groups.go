@@ -130,7 +130,7 @@ func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec sch
 	recorded := err == nil
 	host := st.Host
 	if !recorded {
-		if host, err = w.placeSandbox(ctx, g, spec); err != nil {
+		if host, err = w.placer.Place(ctx, g, spec); err != nil {
 			return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 		}
 	}

@@ -528,7 +528,7 @@ func TestAdmissionRaceFallsThrough(t *testing.T) {
 	spec := schemas.SandboxSpec{ID: "raced", Compute: &schemas.ComputeResources{Memory: "2GiB"}}
 	g, _, err := h.w.store.Group(t.Context(), "g-race")
 	require.NoError(t, err)
-	first, err := h.w.placeSandbox(t.Context(), g, spec)
+	first, err := h.w.placer.Place(t.Context(), g, spec)
 	require.NoError(t, err)
 	require.Equal(t, a.name, first, "placement's dry run chooses host-a, whose record promises room")
 

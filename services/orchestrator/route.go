@@ -54,7 +54,7 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		}
 		spec := *cmd.Sandbox
 		spec.ID = cmd.SandboxID
-		host, err := w.placeSandbox(ctx, g, spec)
+		host, err := w.placer.Place(ctx, g, spec)
 		if err != nil {
 			switch wireError(err).Code {
 			case schemas.CodeResourceExhausted, schemas.CodeUnavailable:
@@ -124,7 +124,7 @@ func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats
 	if err != nil {
 		return false
 	}
-	hosts, err := w.store.LiveHosts(ctx, w.placeAge())
+	hosts, err := w.placer.LiveHosts(ctx)
 	if err != nil {
 		return false
 	}
@@ -136,7 +136,7 @@ func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats
 	}
 	spec := *cmd.Sandbox
 	spec.ID = cmd.SandboxID
-	host, err := w.place(ctx, hosts, g, spec)
+	host, err := w.placer.On(ctx, hosts, g, spec)
 	if err != nil {
 		return false
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/groupdb"
 	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/placement"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
@@ -54,6 +55,8 @@ type Worker struct {
 	// hostName is the worker's host (Config.Host, or its engine's id):
 	// its sandboxes are placed there and only its workers act on them.
 	hostName string
+	// placer chooses the host of each new sandbox.
+	placer *placement.Placer
 	// databases runs the groups' database containers.
 	databases *groupdb.Databases
 	// engine caches the ledger key of the engine (see engineKey).
@@ -91,6 +94,10 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 		w.pools.set("", p)
 	}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
+	// A new sandbox is placed on a host heard from within three
+	// heartbeats, so that a host that has just died gets no creates while
+	// it waits to be marked lost (HostLostAfter).
+	w.placer = placement.New(st, host, min(3*cfg.HostHeartbeat, cfg.HostLostAfter))
 	w.databases = groupdb.New(groupdb.Config{
 		Network: cfg.DatabaseNetwork, System: cfg.System, Host: host,
 		Neo4jImage: cfg.Neo4jImage, QdrantImage: cfg.QdrantImage, QdrantDataDir: cfg.QdrantDataDir,

@@ -1,8 +1,9 @@
-package orchestrator
+package placement
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,20 @@ import (
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
+
+// Placer chooses the host of each new sandbox among the live hosts, from
+// their records and ledgers in the store. It is safe for concurrent use.
+type Placer struct {
+	store *state.Store
+	host  string
+	age   time.Duration
+}
+
+// New returns the placer of a worker on host, which counts as live the
+// hosts heard from within age.
+func New(store *state.Store, host string, age time.Duration) *Placer {
+	return &Placer{store: store, host: host, age: age}
+}
 
 // candidate is a live host a create could go to, as placement sees it.
 type candidate struct {
@@ -25,7 +40,7 @@ type candidate struct {
 	refusal error
 }
 
-// place chooses the host for sandbox spec of group g: of the live hosts
+// On chooses the host for sandbox spec of group g: of the live hosts
 // whose admission (a dry run on the host's ledger, against its recorded
 // capacity) takes it, the first by the group's placement policy. With
 // spread (the default), the host with the fewest of the group's
@@ -36,12 +51,12 @@ type candidate struct {
 // The choice is made inside a compare-and-set of the group's record and
 // written there (GroupStatus.Placing), so that two placements of the
 // group, on any workers, never both count without the other.
-func (w *Worker) place(ctx context.Context, hosts map[string]schemas.HostStatus, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
+func (p *Placer) On(ctx context.Context, hosts map[string]schemas.HostStatus, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
 	var host string
-	_, err := w.store.UpdateGroup(ctx, g.ID, func(cur *schemas.GroupStatus) error {
+	_, err := p.store.UpdateGroup(ctx, g.ID, func(cur *schemas.GroupStatus) error {
 		prunePlacing(cur, time.Now())
 		var err error
-		if host, err = w.choose(ctx, hosts, *cur, spec); err != nil {
+		if host, err = p.choose(ctx, hosts, *cur, spec); err != nil {
 			return err
 		}
 		if cur.Placing == nil {
@@ -67,18 +82,18 @@ func prunePlacing(g *schemas.GroupStatus, now time.Time) {
 	}
 }
 
-// choose is place's choice among hosts for spec in g as recorded.
-func (w *Worker) choose(ctx context.Context, hosts map[string]schemas.HostStatus, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
+// choose is On's choice among hosts for spec in g as recorded.
+func (p *Placer) choose(ctx context.Context, hosts map[string]schemas.HostStatus, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
 	req, err := resources.Parse(resources.Merge(g.Spec.Compute, spec.Compute))
 	if err != nil {
 		return "", err
 	}
-	onHost := w.groupPerHost(ctx, g, spec.ID)
+	onHost := p.groupPerHost(ctx, g, spec.ID)
 	var cands []candidate
 	for name, h := range hosts {
 		c := candidate{name: name, group: onHost[name]}
 		capacity := resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes, DiskBytes: h.DiskBytes}
-		l, err := w.store.ReadLedger(ctx, state.LedgerKey(h.EngineID))
+		l, err := p.store.ReadLedger(ctx, state.LedgerKey(h.EngineID))
 		if err != nil {
 			return "", err
 		}
@@ -103,10 +118,11 @@ func (w *Worker) choose(ctx context.Context, hosts map[string]schemas.HostStatus
 		if c.refusal == nil {
 			return c.name, nil
 		}
-		if wireError(c.refusal).Code != schemas.CodeResourceExhausted {
+		var se *schemas.Error
+		if !errors.As(c.refusal, &se) || se.Code != schemas.CodeResourceExhausted {
 			return "", c.refusal
 		}
-		reasons = append(reasons, fmt.Sprintf("host %s: %s", c.name, wireError(c.refusal).Message))
+		reasons = append(reasons, fmt.Sprintf("host %s: %s", c.name, se.Message))
 	}
 	if len(reasons) == 0 {
 		return "", schemas.Errorf(schemas.CodeUnavailable, "sandbox %s: no orchestrator host is up", spec.ID)
@@ -124,9 +140,9 @@ func share(capacity, used int64) float64 {
 }
 
 // groupPerHost counts group g's sandboxes on each host: those it lists,
-// and those being created (g.Placing, pruned by place) but placing, the
+// and those being created (g.Placing, pruned by On) but placing, the
 // one being placed.
-func (w *Worker) groupPerHost(ctx context.Context, g schemas.GroupStatus, placing string) map[string]int {
+func (p *Placer) groupPerHost(ctx context.Context, g schemas.GroupStatus, placing string) map[string]int {
 	n := map[string]int{}
 	for id, p := range g.Placing {
 		if id != placing {
@@ -134,42 +150,41 @@ func (w *Worker) groupPerHost(ctx context.Context, g schemas.GroupStatus, placin
 		}
 	}
 	for _, id := range g.Sandboxes {
-		st, _, err := w.store.Sandbox(ctx, id)
+		st, _, err := p.store.Sandbox(ctx, id)
 		if err != nil {
 			continue
 		}
 		host := st.Host
 		if host == "" {
-			host = w.hostName
+			host = p.host
 		}
 		n[host]++
 	}
 	return n
 }
 
-// placeHere reports whether this worker's host is the only live one (or
+// here reports whether this worker's host is the only live one (or
 // none is recorded), so that a create is placed here without a dry run.
-func (w *Worker) placeHere(hosts map[string]schemas.HostStatus) bool {
-	_, mine := hosts[w.hostName]
+func (p *Placer) here(hosts map[string]schemas.HostStatus) bool {
+	_, mine := hosts[p.host]
 	return len(hosts) == 0 || len(hosts) == 1 && mine
 }
 
-// placeAge is how recent a host's heartbeat must be for a new sandbox to
-// be placed there: three heartbeats, so that a host that has just died
-// gets no creates while it waits to be marked lost (HostLostAfter).
-func (w *Worker) placeAge() time.Duration {
-	return min(3*w.cfg.HostHeartbeat, w.cfg.HostLostAfter)
+// LiveHosts lists the hosts a new sandbox can be placed on, by name: up
+// and heard from within the placer's age.
+func (p *Placer) LiveHosts(ctx context.Context) (map[string]schemas.HostStatus, error) {
+	return p.store.LiveHosts(ctx, p.age)
 }
 
-// placeSandbox chooses the host of a new sandbox spec in group g: this
-// worker's own when it is the only live host, else by place.
-func (w *Worker) placeSandbox(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
-	hosts, err := w.store.LiveHosts(ctx, w.placeAge())
+// Place chooses the host of a new sandbox spec in group g: this worker's
+// own when it is the only live host, else by On.
+func (p *Placer) Place(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (string, error) {
+	hosts, err := p.LiveHosts(ctx)
 	if err != nil {
 		return "", err
 	}
-	if w.placeHere(hosts) {
-		return w.hostName, nil
+	if p.here(hosts) {
+		return p.host, nil
 	}
-	return w.place(ctx, hosts, g, spec)
+	return p.On(ctx, hosts, g, spec)
 }
