@@ -20,6 +20,7 @@ import (
 
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/executor/limits"
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
@@ -63,18 +64,11 @@ func newIdleHarness(t *testing.T, change ...func(*Config)) *harness {
 	t.Helper()
 	authority, err := auth.NewAuthority()
 	require.NoError(t, err)
-	ncfg := natsd.DefaultConfig()
-	ncfg.Port, ncfg.StoreDir, ncfg.Auth = -1, t.TempDir(), authority
-	ns, err := natsd.Start(ncfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	ns := natstest.Start(t, func(c *natsd.Config) { c.Auth = authority })
 	connect := func(role auth.Role) *nats.Conn {
 		creds, err := authority.Mint("unit "+string(role), role, "")
 		require.NoError(t, err)
-		nc, err := nats.Connect(ns.ClientURL(), creds.Option())
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
-		return nc
+		return natstest.Connect(t, ns, creds.Option())
 	}
 	nc := connect(auth.RoleClient)
 	js, err := jetstream.New(nc)

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/jsonschema"
-	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
@@ -22,16 +22,10 @@ import (
 // returns a client connection and the first worker.
 func requestWorkers(t *testing.T, n int) (*nats.Conn, *Worker) {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir = -1, t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	ns := natstest.Start(t)
 	var first *Worker
 	for i := range n {
-		nc, err := nats.Connect(ns.ClientURL())
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
+		nc := natstest.Connect(t, ns)
 		wcfg := DefaultConfig()
 		wcfg.Worker, wcfg.DisksDir = "w"+string(rune('1'+i)), ""
 		wcfg.CredsDir = ""
@@ -44,10 +38,7 @@ func requestWorkers(t *testing.T, n int) (*nats.Conn, *Worker) {
 			first = w
 		}
 	}
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	return nc, first
+	return natstest.Connect(t, ns), first
 }
 
 func ask(t *testing.T, nc *nats.Conn, subject string) schemas.StatusReply {

@@ -5,30 +5,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
-	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // testStore starts an embedded NATS server with sandox's buckets.
 func testStore(t *testing.T) *state.Store {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	js := natstest.JetStream(t, natstest.Connect(t, natstest.Start(t)))
 	require.NoError(t, state.Setup(t.Context(), js))
 	st, err := state.OpenStore(t.Context(), js)
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/natsd"
 )
@@ -39,14 +40,12 @@ func startCluster(t *testing.T, n int) ([]*server.Server, string) {
 	servers := make([]*server.Server, n)
 	urls := make([]string, n)
 	for i := range n {
-		cfg := natsd.DefaultConfig()
-		cfg.Port, cfg.StoreDir, cfg.ServerName = -1, t.TempDir(), fmt.Sprintf("node-%d", i)
-		cfg.Cluster = natsd.Cluster{Name: "unit", Host: "127.0.0.1", Port: ports[i], Routes: routes}
 		// Each node waits for the others' routes only once all listen,
 		// so start them all before waiting.
-		s, err := natsd.Start(cfg)
-		require.NoError(t, err)
-		t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+		s := natstest.Start(t, func(c *natsd.Config) {
+			c.ServerName = fmt.Sprintf("node-%d", i)
+			c.Cluster = natsd.Cluster{Name: "unit", Host: "127.0.0.1", Port: ports[i], Routes: routes}
+		})
 		servers[i], urls[i] = s, s.ClientURL()
 	}
 	return servers, strings.Join(urls, ",")

@@ -6,28 +6,17 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
-	"github.com/sandox/sandox/services/natsd"
 )
 
 // testStore starts a real embedded NATS server with the sandox buckets.
 func testStore(t *testing.T) *Store {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	js := natstest.JetStream(t, natstest.Connect(t, natstest.Start(t)))
 	require.NoError(t, Setup(t.Context(), js))
 	st, err := OpenStore(t.Context(), js)
 	require.NoError(t, err)
