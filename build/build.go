@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sandox/sandox/services/docker"
@@ -70,10 +71,15 @@ func DefaultConfig(root string) Config {
 	}
 }
 
-// Builder builds the images on one engine.
+// Builder builds the images on one engine. Its methods are safe for
+// concurrent use: builds that need the base image wait for the one that
+// makes it.
 type Builder struct {
 	cfg    Config
 	docker *docker.Client
+	// base serialises making BaseImage, which every other image starts
+	// FROM; it is shared by the builders that with returns.
+	base *sync.Mutex
 }
 
 // NewBuilder returns a builder.
@@ -81,37 +87,33 @@ func NewBuilder(d *docker.Client, cfg Config) *Builder {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
+	cfg.Progress = &syncWriter{w: cfg.Progress}
 	if cfg.PullTimeout <= 0 {
 		cfg.PullTimeout = defaultPullTimeout
 	}
-	return &Builder{cfg: cfg, docker: d}
+	return &Builder{cfg: cfg, docker: d, base: new(sync.Mutex)}
 }
 
-// All makes the base, sandbox and control images, skipping any that is
-// current. It blocks until they are built.
-func (b *Builder) All(ctx context.Context) error {
-	if err := b.Base(ctx); err != nil {
-		return err
-	}
-	if err := b.Sandbox(ctx); err != nil {
-		return err
-	}
-	return b.Control(ctx)
-}
-
-// Base makes BaseImage by running scripts/base-image.sh.
-func (b *Builder) Base(ctx context.Context) error {
-	if _, err := b.docker.ImageID(ctx, BaseImage); err == nil {
-		return nil
+// Base makes BaseImage by running scripts/base-image.sh, unless it is
+// present, and returns its image id. Concurrent calls make it once.
+func (b *Builder) Base(ctx context.Context) (string, error) {
+	b.base.Lock()
+	defer b.base.Unlock()
+	if id, err := b.docker.ImageID(ctx, BaseImage); err == nil {
+		return id, nil
 	}
 	fmt.Fprintf(b.cfg.Progress, "==> base image %s\n", BaseImage)
 	cmd := exec.CommandContext(ctx, "bash", filepath.Join(b.cfg.RepoRoot, "build", "scripts", "base-image.sh"))
 	cmd.Stdout, cmd.Stderr = b.cfg.Progress, b.cfg.Progress
 	cmd.Env = append(os.Environ(), "SANDOX_BASE_IMAGE="+BaseImage)
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("base image %s: %w", BaseImage, err)
+		return "", fmt.Errorf("base image %s: %w", BaseImage, err)
 	}
-	return nil
+	id, err := b.docker.ImageID(ctx, BaseImage)
+	if err != nil {
+		return "", fmt.Errorf("base image %s: %w", BaseImage, err)
+	}
+	return id, nil
 }
 
 // Sandbox makes SandboxImage.
@@ -119,11 +121,11 @@ func (b *Builder) Sandbox(ctx context.Context) error {
 	// The entrypoint leaves out the web family, so that an idle sandbox
 	// maps a binary less than half the size; it hands a sandbox that
 	// names web_tools to the full build (executor/cmd/sandox-executor).
-	executor, err := b.goBinary(ctx, "sandox-executor", "./executor/cmd/sandox-executor", "nowebtools")
+	small, err := b.goBinaries(ctx, "nowebtools", []string{"nowebtools"}, "./executor/cmd/sandox-executor")
 	if err != nil {
 		return err
 	}
-	full, err := b.goBinary(ctx, "sandox-executor-full", "./executor/cmd/sandox-executor")
+	full, err := b.goBinaries(ctx, "full", nil, "./executor/cmd/sandox-executor")
 	if err != nil {
 		return err
 	}
@@ -133,37 +135,25 @@ func (b *Builder) Sandbox(ctx context.Context) error {
 	}
 	return b.buildIfChanged(ctx, SandboxImage, map[string][]byte{
 		"Dockerfile":           sandboxDockerfile,
-		"sandox-executor":      executor,
-		"sandox-executor-full": full,
+		"sandox-executor":      small["sandox-executor"],
+		"sandox-executor-full": full["sandox-executor"],
 		"uv":                   uv,
 	})
 }
 
 // Control makes ControlImage.
 func (b *Builder) Control(ctx context.Context) error {
-	nats, err := b.goBinary(ctx, "sandox-nats", "./services/natsd/cmd/sandox-nats")
+	files, err := b.goBinaries(ctx, "full", nil,
+		"./services/natsd/cmd/sandox-nats",
+		"./services/orchestrator/cmd/sandox-orchestrator",
+		"./services/search/cmd/sandox-search",
+		"./services/data/cmd/sandox-data",
+		"./services/dashboard/cmd/sandox-dashboard")
 	if err != nil {
 		return err
 	}
-	orch, err := b.goBinary(ctx, "sandox-orchestrator", "./services/orchestrator/cmd/sandox-orchestrator")
-	if err != nil {
-		return err
-	}
-	search, err := b.goBinary(ctx, "sandox-search", "./services/search/cmd/sandox-search")
-	if err != nil {
-		return err
-	}
-	data, err := b.goBinary(ctx, "sandox-data", "./services/data/cmd/sandox-data")
-	if err != nil {
-		return err
-	}
-	return b.buildIfChanged(ctx, ControlImage, map[string][]byte{
-		"Dockerfile":          controlDockerfile,
-		"sandox-nats":         nats,
-		"sandox-orchestrator": orch,
-		"sandox-search":       search,
-		"sandox-data":         data,
-	})
+	files["Dockerfile"] = controlDockerfile
+	return b.buildIfChanged(ctx, ControlImage, files)
 }
 
 func (b *Builder) buildIfChanged(ctx context.Context, tag string, files map[string][]byte) error {
@@ -180,7 +170,7 @@ func (b *Builder) buildIfChanged(ctx context.Context, tag string, files map[stri
 // buildHashed builds files as tag unless tag already carries the context's
 // hash, and returns that hash. It blocks until the build ends.
 func (b *Builder) buildHashed(ctx context.Context, tag string, files map[string][]byte, modes map[string]int64) (string, error) {
-	baseID, err := b.docker.ImageID(ctx, BaseImage)
+	baseID, err := b.Base(ctx)
 	if err != nil {
 		return "", fmt.Errorf("%s needs %s: %w", tag, BaseImage, err)
 	}

@@ -1,6 +1,6 @@
 # The control-plane image: the NATS server, the orchestrator, the search
-# service and the data service, each run as its own container from this one image (see
-# compose.yaml).
+# service, the data service and the dashboard, each run as its own
+# container from this one image (see compose.yaml).
 ARG BASE=sandox/base:bookworm
 FROM ${BASE}
 RUN set -eu; \
@@ -13,3 +13,4 @@ COPY sandox-nats /usr/local/bin/sandox-nats
 COPY sandox-orchestrator /usr/local/bin/sandox-orchestrator
 COPY sandox-search /usr/local/bin/sandox-search
 COPY sandox-data /usr/local/bin/sandox-data
+COPY sandox-dashboard /usr/local/bin/sandox-dashboard

@@ -47,7 +47,7 @@ func (b *Builder) Neo4j(ctx context.Context) (string, error) {
 		}
 		files["lib/"+filepath.Base(j)] = data
 	}
-	baseID, err := b.docker.ImageID(ctx, BaseImage)
+	baseID, err := b.Base(ctx)
 	if err != nil {
 		return "", fmt.Errorf("%s needs %s: %w", Neo4jRepo, BaseImage, err)
 	}

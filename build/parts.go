@@ -7,30 +7,47 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 )
 
-// goBinary builds a static Linux binary of pkg for the engine's
-// architecture (this machine's), with the build tags given, and returns
-// its bytes. The build is reproducible (-trimpath, no VCS stamp), so an
-// unchanged source gives an unchanged image hash.
-func (b *Builder) goBinary(ctx context.Context, name, pkg string, tags ...string) ([]byte, error) {
-	out := filepath.Join(b.cfg.CacheDir, "bin", name)
-	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", out}
+// goBinaries builds static Linux binaries of the main packages pkgs for
+// the engine's architecture (this machine's), with the build tags given,
+// in one go build (which compiles and links them side by side), and
+// returns their bytes by binary name (the last element of each package
+// path). The build is reproducible (-trimpath, no VCS stamp), so an
+// unchanged source gives an unchanged image hash. variant names the
+// cache directory the binaries go to, so that builds with other tags do
+// not overwrite them.
+func (b *Builder) goBinaries(ctx context.Context, variant string, tags []string, pkgs ...string) (map[string][]byte, error) {
+	dir := filepath.Join(b.cfg.CacheDir, "bin", variant)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", dir + string(filepath.Separator)}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
-	cmd := exec.CommandContext(ctx, "go", append(args, pkg)...)
+	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	cmd.Dir = b.cfg.RepoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	cmd.Stdout, cmd.Stderr = b.cfg.Progress, b.cfg.Progress
-	fmt.Fprintf(b.cfg.Progress, "==> go build %s\n", pkg)
+	b.progressf("==> go build %s\n", strings.Join(pkgs, " "))
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("go build %s: %w", pkg, err)
+		return nil, fmt.Errorf("go build %s: %w", strings.Join(pkgs, " "), err)
 	}
-	return os.ReadFile(out)
+	out := make(map[string][]byte, len(pkgs))
+	for _, pkg := range pkgs {
+		name := path.Base(pkg)
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		out[name] = data
+	}
+	return out, nil
 }
 
 // uvBinary returns the uv binary, taken from uv's wheel on PyPI (the wheel

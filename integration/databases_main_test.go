@@ -25,22 +25,17 @@ var dataEnv struct {
 	passwordDir   string
 	// qdrantImage is the image the groups' Qdrant runs.
 	qdrantImage string
+	// stop stops the data service in process (withoutDataService).
+	stop func()
 }
 
-// setupDatabaseConfig builds the database images (Neo4j here, Qdrant's
-// official image where a registry answers, else the Qdrant-compatible one), writes the neo4j
-// password the orchestrator mounts into every Neo4j container, and gives
-// the worker its database settings.
-func setupDatabaseConfig(ctx context.Context, b *build.Builder, ocfg *orchestrator.Config) error {
-	tag, err := b.Neo4j(ctx)
-	if err != nil {
-		return err
-	}
-	ocfg.Neo4jImage = tag
-	q, err := b.Qdrant(ctx)
-	if err != nil {
-		return err
-	}
+// setupDatabaseConfig gives the worker its database settings: the images
+// (Neo4j, and Qdrant's official image where a registry answered, else the
+// Qdrant-compatible one), and the neo4j password, written here, that the
+// orchestrator mounts into every Neo4j container.
+func setupDatabaseConfig(images build.Images, ocfg *orchestrator.Config) error {
+	ocfg.Neo4jImage = images.Neo4j
+	q := images.Qdrant
 	ocfg.QdrantImage, ocfg.QdrantDataDir, dataEnv.qdrantImage = q.Ref, q.DataDir, q.Ref
 	ocfg.DatabaseNetwork = fmt.Sprintf("sandox-it-data-%d", os.Getpid())
 
@@ -82,6 +77,5 @@ func startDataService(ctx context.Context) (func(), error) {
 		cancel()
 		<-done
 		nc.Close()
-		os.RemoveAll(dataEnv.passwordDir)
 	}, nil
 }

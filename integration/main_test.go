@@ -85,11 +85,9 @@ func setup(ctx context.Context) (func() error, error) {
 	if testing.Verbose() {
 		cfg.Progress = os.Stderr
 	}
-	b := build.NewBuilder(d, cfg)
-	if err := b.Base(ctx); err != nil {
-		return nil, err
-	}
-	if err := b.Sandbox(ctx); err != nil {
+	// The sandbox and database images build side by side (build.All).
+	images, err := build.NewBuilder(d, cfg).All(ctx, build.SandboxImages|build.DatabaseImages)
+	if err != nil {
 		return nil, err
 	}
 
@@ -164,7 +162,7 @@ func setup(ctx context.Context) (func() error, error) {
 		return nil, err
 	}
 	ocfg.CredsDir = credsDir
-	if err := setupDatabaseConfig(ctx, b, &ocfg); err != nil {
+	if err := setupDatabaseConfig(images, &ocfg); err != nil {
 		return nil, err
 	}
 	env.worker = ocfg
@@ -176,7 +174,7 @@ func setup(ctx context.Context) (func() error, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
-	stopData, err := startDataService(ctx)
+	dataEnv.stop, err = startDataService(ctx)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -185,7 +183,8 @@ func setup(ctx context.Context) (func() error, error) {
 	return func() error {
 		cancel()
 		werr := <-done
-		stopData()
+		dataEnv.stop()
+		os.RemoveAll(dataEnv.passwordDir)
 		env.nc.Close()
 		control.Close()
 		ns.Shutdown()

@@ -25,7 +25,9 @@ const formatTools = `def shout(text: str, times: int = 1) -> str:
 
 // TestPythonSDK runs the Python SDK's integration tests
 // (sdk/python/tests/integration: the spec's walkthrough, the error paths,
-// the asyncio client, the tool export against the Go SDK's) against this
+// the asyncio client, the tool export against the Go SDK's, lifetimes set
+// from Python ending sandboxes by themselves, a function passed in tools)
+// against this
 // package's system, as a client with its
 // own credentials: `uv run pytest` with SANDOX_NATS_URL and
 // SANDOX_NATS_CREDS set, as a user's shell would have them.
@@ -65,7 +67,7 @@ func TestPythonSDK(t *testing.T) {
 	require.NotNil(t, summary, "no pytest summary")
 	assert.Regexp(t, `^[0-9]+ passed$`, string(summary[1]))
 
-	for _, group := range []string{"py-walk", "py-bad", "py-gone", "py-aio"} {
+	for _, group := range []string{"py-walk", "py-bad", "py-gone", "py-aio", "py-life", "py-fn"} {
 		assert.Zero(t, groupContainers(t, group), "containers left by group %s", group)
 	}
 

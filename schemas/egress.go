@@ -1,6 +1,12 @@
 package schemas
 
-import "fmt"
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"strings"
+)
 
 // EgressPolicy says which connections may leave a sandbox.
 type EgressPolicy string
@@ -24,6 +30,13 @@ type Egress struct {
 	// "*.example.com" for its subdomains), IP addresses and CIDRs
 	// ("10.0.0.0/8").
 	Allow []string `json:"allow,omitempty"`
+	// PackageIndex, when set, is where uv and pip in the sandbox find
+	// Python packages: the http(s) URL of a package index (PEP 503
+	// "simple" API, "https://pypi.example.internal/simple"), whose host
+	// the allowlist must let through, or the absolute path (or file:// URL)
+	// of a directory of wheels in the sandbox, used offline. Unset is the
+	// tools' default, PyPI. docs/security.md, "Installing Python packages".
+	PackageIndex string `json:"package_index,omitempty"`
 }
 
 // ResolveEgress returns the policy of a sandbox: its own when set, else
@@ -39,9 +52,15 @@ func ResolveEgress(group, sandbox *Egress) Egress {
 	}
 }
 
-// Validate checks the policy's name and that only an allowlist lists
-// destinations; it does not parse them (the egress proxy does).
+// Validate checks the policy's name, that only an allowlist lists
+// destinations, and that PackageIndex is an http(s) URL or an absolute
+// path, reachable under the policy; it does not parse the destinations
+// (the egress proxy does), nor match the index's host against them (a
+// name may be let through by a listed CIDR).
 func (e Egress) Validate() error {
+	if err := e.validatePackageIndex(); err != nil {
+		return err
+	}
 	switch e.Policy {
 	case EgressNone, EgressOpen:
 		if len(e.Allow) > 0 {
@@ -57,9 +76,52 @@ func (e Egress) Validate() error {
 	return nil
 }
 
-func (e Egress) String() string {
-	if e.Policy == EgressAllowlist {
-		return fmt.Sprintf("%s %v", e.Policy, e.Allow)
+// validatePackageIndex checks PackageIndex. Under the none policy an
+// index on another machine cannot be reached, so only a directory or a
+// loopback URL (an index served inside the sandbox) is accepted there.
+func (e Egress) validatePackageIndex() error {
+	index := e.PackageIndex
+	if index == "" {
+		return nil
 	}
-	return string(e.Policy)
+	u, err := url.Parse(index)
+	if err != nil {
+		return Errorf(CodeBadRequest, "egress package_index %q: %v", index, err)
+	}
+	switch u.Scheme {
+	case "http", "https":
+		if u.Host == "" {
+			return Errorf(CodeBadRequest, "egress package_index %q: the URL has no host", index)
+		}
+		if e.Policy == EgressNone && !isLoopback(u.Hostname()) {
+			return Errorf(CodeBadRequest, "egress none: package_index %q cannot be reached without a network (use the allowlist policy listing %s)", index, u.Hostname())
+		}
+	case "file", "":
+		if p := strings.TrimPrefix(index, "file://"); !path.IsAbs(p) {
+			return Errorf(CodeBadRequest, "egress package_index %q: want an http(s) URL or the absolute path of a wheel directory", index)
+		}
+	default:
+		return Errorf(CodeBadRequest, "egress package_index %q: want an http(s) URL or the absolute path of a wheel directory", index)
+	}
+	return nil
+}
+
+// isLoopback reports whether host is "localhost" or a loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (e Egress) String() string {
+	s := string(e.Policy)
+	if e.Policy == EgressAllowlist {
+		s = fmt.Sprintf("%s %v", e.Policy, e.Allow)
+	}
+	if e.PackageIndex != "" {
+		s += " index " + e.PackageIndex
+	}
+	return s
 }

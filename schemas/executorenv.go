@@ -11,19 +11,19 @@ import (
 // on a sandbox container. ExecutorEnv writes and reads them; no other code
 // spells these names.
 const (
-	EnvSandboxID   = "SANDOX_SANDBOX_ID"
-	EnvGroupID     = "SANDOX_GROUP_ID"
-	EnvNATSURL     = "SANDOX_NATS_URL"
-	EnvNATSCreds   = "SANDOX_NATS_CREDS"
-	EnvEgressProxy = "SANDOX_EGRESS_PROXY"
-	EnvFamilies    = "SANDOX_TOOL_FAMILIES"
-	EnvToolsDir    = "SANDOX_TOOLS_DIR"
-	EnvWorkspace   = "SANDOX_WORKSPACE"
-	EnvUVIndex     = "SANDOX_UV_INDEX"
-	EnvDiskBytes   = "SANDOX_DISK_BYTES"
-	EnvCgroupRoot  = "SANDOX_CGROUP_ROOT"
-	EnvDebug       = "SANDOX_DEBUG"
-	EnvPooled      = "SANDOX_POOLED"
+	EnvSandboxID    = "SANDOX_SANDBOX_ID"
+	EnvGroupID      = "SANDOX_GROUP_ID"
+	EnvNATSURL      = "SANDOX_NATS_URL"
+	EnvNATSCreds    = "SANDOX_NATS_CREDS"
+	EnvEgressProxy  = "SANDOX_EGRESS_PROXY"
+	EnvFamilies     = "SANDOX_TOOL_FAMILIES"
+	EnvToolsDir     = "SANDOX_TOOLS_DIR"
+	EnvWorkspace    = "SANDOX_WORKSPACE"
+	EnvPackageIndex = "SANDOX_PACKAGE_INDEX"
+	EnvDiskBytes    = "SANDOX_DISK_BYTES"
+	EnvCgroupRoot   = "SANDOX_CGROUP_ROOT"
+	EnvDebug        = "SANDOX_DEBUG"
+	EnvPooled       = "SANDOX_POOLED"
 )
 
 // The defaults of ExecutorEnv's optional fields.
@@ -58,8 +58,9 @@ type ExecutorEnv struct {
 	// Workspace is the sandbox's writable working directory;
 	// DefaultWorkspace when empty.
 	Workspace string
-	// UVIndex is a local package index or wheel directory for uv, if any.
-	UVIndex string
+	// PackageIndex is where uv and pip find packages (Egress.PackageIndex):
+	// an http(s) index URL or a wheel directory; "" for their default.
+	PackageIndex string
 	// DiskBytes is the workspace's disk limit in bytes; 0 means none.
 	DiskBytes int64
 	// CgroupRoot is where the sandbox's cgroup is mounted;
@@ -90,7 +91,7 @@ func (e ExecutorEnv) Environ() []string {
 	add(EnvFamilies, strings.Join(e.Families, ","))
 	add(EnvToolsDir, e.ToolsDir)
 	add(EnvWorkspace, e.Workspace)
-	add(EnvUVIndex, e.UVIndex)
+	add(EnvPackageIndex, e.PackageIndex)
 	if e.DiskBytes != 0 {
 		add(EnvDiskBytes, strconv.FormatInt(e.DiskBytes, 10))
 	}
@@ -116,17 +117,17 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 		return def
 	}
 	*e = ExecutorEnv{
-		SandboxID:   getenv(EnvSandboxID),
-		GroupID:     getenv(EnvGroupID),
-		NATSURL:     getenv(EnvNATSURL),
-		NATSCreds:   getenv(EnvNATSCreds),
-		EgressProxy: getenv(EnvEgressProxy),
-		ToolsDir:    or(EnvToolsDir, DefaultToolsDir),
-		Workspace:   or(EnvWorkspace, DefaultWorkspace),
-		UVIndex:     getenv(EnvUVIndex),
-		CgroupRoot:  or(EnvCgroupRoot, DefaultCgroupRoot),
-		Debug:       getenv(EnvDebug) != "",
-		Pooled:      getenv(EnvPooled) != "",
+		SandboxID:    getenv(EnvSandboxID),
+		GroupID:      getenv(EnvGroupID),
+		NATSURL:      getenv(EnvNATSURL),
+		NATSCreds:    getenv(EnvNATSCreds),
+		EgressProxy:  getenv(EnvEgressProxy),
+		ToolsDir:     or(EnvToolsDir, DefaultToolsDir),
+		Workspace:    or(EnvWorkspace, DefaultWorkspace),
+		PackageIndex: getenv(EnvPackageIndex),
+		CgroupRoot:   or(EnvCgroupRoot, DefaultCgroupRoot),
+		Debug:        getenv(EnvDebug) != "",
+		Pooled:       getenv(EnvPooled) != "",
 	}
 	for _, f := range strings.Split(getenv(EnvFamilies), ",") {
 		if f = strings.TrimSpace(f); f != "" {

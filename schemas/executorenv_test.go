@@ -26,7 +26,7 @@ func TestExecutorEnvRoundTrip(t *testing.T) {
 		{"everything", ExecutorEnv{
 			SandboxID: "sb-1", GroupID: "g-1", NATSURL: "nats://sandox-nats:4222", NATSCreds: "/run/creds",
 			Families: []string{"filesystem_tools", "web_tools"}, ToolsDir: "/tools", Workspace: "/ws",
-			UVIndex: "/wheels", DiskBytes: 64 << 20, CgroupRoot: "/cg", Debug: true,
+			PackageIndex: "/wheels", DiskBytes: 64 << 20, CgroupRoot: "/cg", Debug: true,
 		}},
 		{"required only, defaults filled in", ExecutorEnv{
 			SandboxID: "sb-2", NATSURL: "nats://127.0.0.1:4222",

@@ -37,3 +37,18 @@ func TestDefaultCredentials(t *testing.T) {
 		})
 	}
 }
+
+func TestDefaultURL(t *testing.T) {
+	tests := []struct {
+		name, env, want string
+	}{
+		{"where sandox up listens", "", "nats://127.0.0.1:4222"},
+		{"the environment wins", "nats://a:4222,nats://b:4222", "nats://a:4222,nats://b:4222"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(sdk.URLEnv, tt.env)
+			assert.Equal(t, tt.want, sdk.DefaultURL())
+		})
+	}
+}

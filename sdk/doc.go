@@ -24,6 +24,11 @@
 // reads the orchestrator's buckets: docs/subjects.md ("The client
 // protocol") is everything it relies on, and what another SDK follows.
 //
+// GroupConfig and SandboxOptions carry every lifecycle setting of the wire's
+// GroupSpec and SandboxSpec (lifetimes, egress, resources, database access,
+// tools, keeping database data); docs/python.md#lifecycle-options lists them
+// next to the Python SDK's names for the same settings.
+//
 // A Future that is no longer wanted is released with Close, and a group
 // with Close (a successful End releases the same), so that nothing stays
 // subscribed. The SDK starts no goroutine of its own. Errors match the

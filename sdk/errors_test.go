@@ -138,6 +138,8 @@ func TestConfigErrors(t *testing.T) {
 		{name: "missing population config", cfg: sdk.GroupConfig{ID: "g", PopulationConfig: missing}},
 		{name: "bad compute", cfg: sdk.GroupConfig{ID: "g", ComputeResources: schemas.ComputeResources{CPU: "lots"}}},
 		{name: "bad initial sandbox", cfg: sdk.GroupConfig{ID: "g", Sandboxes: []sdk.InitialSandbox{{ID: "-x"}}}},
+		{name: "an outside package index under none", cfg: sdk.GroupConfig{ID: "g", Egress: &schemas.Egress{Policy: schemas.EgressNone, PackageIndex: "https://pypi.org/simple"}}},
+		{name: "a relative package index", cfg: sdk.GroupConfig{ID: "g", Egress: &schemas.Egress{Policy: schemas.EgressOpen, PackageIndex: "wheels"}}},
 		{name: "empty URL", cfg: sdk.GroupConfig{ID: "g"}, opts: []sdk.Option{sdk.WithURL("")}},
 		{name: "nil connection", cfg: sdk.GroupConfig{ID: "g"}, opts: []sdk.Option{sdk.WithConn(nil)}},
 		{name: "zero command timeout", cfg: sdk.GroupConfig{ID: "g"}, opts: []sdk.Option{sdk.WithCommandTimeout(0)}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
@@ -31,8 +32,14 @@ type GroupConfig struct {
 	// populate the shared databases at group start ("" for none).
 	PopulationConfig string
 	// KeepDatabaseData keeps the group's database volumes when it ends, so
-	// a group of the same ID starts with the same data.
+	// a group of the same ID starts with the same data; by default they are
+	// deleted with the group.
 	KeepDatabaseData bool
+	// TTL, above 0, ends the group and every sandbox in it that long after
+	// Start registers it: each sandbox gets an expired event (reason
+	// "group_ttl"), then the group is ended as End ends it. 0 is no limit;
+	// a negative TTL is ErrBadRequest.
+	TTL time.Duration
 	// Sandboxes are created and started by Start, each with its own
 	// options.
 	Sandboxes []InitialSandbox
@@ -72,6 +79,16 @@ type SandboxOptions struct {
 	AttachedDatabases *schemas.DatabaseAccess
 	// Egress replaces the group's egress policy.
 	Egress *schemas.Egress
+	// TTL, above 0, ends the sandbox that long after its creation, running
+	// or not, with an expired event (reason "ttl"); its status's ExpiresAt
+	// says when. 0 is no limit; a negative TTL is ErrBadRequest.
+	TTL time.Duration
+	// IdleTimeout, above 0, ends a running sandbox that has received no
+	// action batch for that long, counted from its start and then from its
+	// last batch, with an expired event (reason "idle_timeout"). A batch
+	// that runs longer than IdleTimeout does not keep it alive. 0 is no
+	// limit; a negative timeout is ErrBadRequest.
+	IdleTimeout time.Duration
 }
 
 // SandboxGroup is a group of sandboxes. It is safe for concurrent use.
@@ -117,6 +134,12 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 	if _, err := resources.Parse(cfg.ComputeResources); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, cfg.DatabaseAccess.Validate(), checkPlacement(cfg.Placement))
+	if cfg.Egress != nil {
+		errs = append(errs, cfg.Egress.Validate())
+	}
+	ttl, err := lifetimeSeconds("group ttl", cfg.TTL)
+	errs = append(errs, err)
 	var population string
 	if cfg.PopulationConfig != "" {
 		data, err := os.ReadFile(cfg.PopulationConfig)
@@ -137,6 +160,7 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 		Pool:             cfg.Pool,
 		Egress:           cfg.Egress,
 		Placement:        cfg.Placement,
+		TTLSeconds:       ttl,
 	}
 	for _, sb := range cfg.Sandboxes {
 		s, err := sandboxSpec(sb.ID, sb.SandboxOptions, cfg.ComputeResources)
@@ -154,12 +178,40 @@ func sandboxSpec(id string, o SandboxOptions, defaults schemas.ComputeResources)
 	tools, families, err := readTools(o.Tools)
 	errs = append(errs, err)
 	if _, err := resources.Parse(resources.Merge(defaults, o.ComputeResources)); err != nil {
-		errs = append(errs, fmt.Errorf("sandbox %s: %w", id, err))
+		errs = append(errs, err)
 	}
 	if o.Egress != nil {
 		errs = append(errs, o.Egress.Validate())
 	}
-	return schemas.SandboxSpec{ID: id, Tools: tools, Families: families, Compute: o.ComputeResources, Databases: o.AttachedDatabases, Egress: o.Egress}, errors.Join(errs...)
+	if o.AttachedDatabases != nil {
+		errs = append(errs, o.AttachedDatabases.Validate())
+	}
+	ttl, err := lifetimeSeconds("ttl", o.TTL)
+	errs = append(errs, err)
+	idle, err := lifetimeSeconds("idle timeout", o.IdleTimeout)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return schemas.SandboxSpec{}, fmt.Errorf("sandbox %s: %w", id, err)
+	}
+	return schemas.SandboxSpec{
+		ID:                 id,
+		Tools:              tools,
+		Families:           families,
+		Compute:            o.ComputeResources,
+		Databases:          o.AttachedDatabases,
+		Egress:             o.Egress,
+		TTLSeconds:         ttl,
+		IdleTimeoutSeconds: idle,
+	}, nil
+}
+
+// checkPlacement refuses a placement that is none of the known ones.
+func checkPlacement(p schemas.Placement) error {
+	switch p {
+	case "", schemas.PlacementSpread, schemas.PlacementPack:
+		return nil
+	}
+	return fmt.Errorf("placement %q: want %q or %q", p, schemas.PlacementSpread, schemas.PlacementPack)
 }
 
 // ID returns the group's id.

@@ -53,9 +53,9 @@ func connect(t *testing.T, url string) *nats.Conn {
 	return nc
 }
 
-// startSandox starts NATS and one orchestrator worker, and waits until the
-// worker answers requests.
-func startSandox(t *testing.T) *sandox {
+// startSandox starts NATS and one orchestrator worker, configured by tune
+// after the defaults, and waits until the worker answers requests.
+func startSandox(t *testing.T, tune ...func(*orchestrator.Config)) *sandox {
 	t.Helper()
 	ns := startNATS(t)
 	s := &sandox{url: ns.ClientURL(), nc: connect(t, ns.ClientURL())}
@@ -66,6 +66,9 @@ func startSandox(t *testing.T) *sandox {
 	cfg.DisksDir = ""
 	cfg.CredsDir = "" // an open server: sandboxes get no identity
 	cfg.ReadyTimeout = 10 * time.Second
+	for _, f := range tune {
+		f(&cfg)
+	}
 	w, err := orchestrator.NewWorker(t.Context(), connect(t, s.url), runtime.Engine{Runtime: s.engine}, cfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

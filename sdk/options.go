@@ -21,13 +21,14 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		url:            nats.DefaultURL,
+		url:            DefaultURL(),
 		commandTimeout: 5 * time.Minute,
 		actionTimeout:  10 * time.Minute,
 	}
 }
 
-// WithURL sets the NATS server URL (default nats://127.0.0.1:4222).
+// WithURL sets the NATS server URL. Without it the SDK uses DefaultURL:
+// $SANDOX_NATS_URL, or nats://127.0.0.1:4222.
 func WithURL(url string) Option {
 	return func(o *options) error {
 		if url == "" {

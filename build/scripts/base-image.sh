@@ -36,7 +36,8 @@ fi
 
 if ! command -v debootstrap >/dev/null 2>&1; then
   log "installing debootstrap"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  . "$(dirname "$0")/apt.sh"
+  apt_install debootstrap
 fi
 
 root=$(mktemp -d /tmp/sandox-rootfs.XXXXXX)

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # demo.sh brings sandox up on this machine and runs the walkthrough: it
 # starts a Docker engine when none answers, builds the images, starts NATS
-# and the orchestrator as containers, then runs `sandox demo`.
+# and the control plane as containers, then runs `sandox demo`. The CLI
+# compiles while the engine installs and starts, and stays in bin/sandox
+# (`bin/sandox down` stops it all again).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+mkdir -p bin
+go build -o bin/sandox ./services/cmd/sandox &
+cli=$!
 bash build/scripts/engine.sh
-go run ./services/cmd/sandox up
-go run ./services/cmd/sandox demo
+wait "$cli"
+bin/sandox up
+bin/sandox demo

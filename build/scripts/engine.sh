@@ -18,9 +18,8 @@ if ! command -v dockerd >/dev/null 2>&1; then
     exit 1
   fi
   log "installing the distribution's Docker engine (docker.io)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq docker.io >/dev/null
+  . "$(dirname "$0")/apt.sh"
+  apt_install docker.io
 fi
 
 if [ "$(id -u)" != 0 ]; then

@@ -9,16 +9,43 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# Much of preparing a machine waits on the network (apt, debootstrap, the
+# Neo4j jars, PyPI); compiling waits on the CPU. So lint.sh (gofmt, and go
+# vet, which compiles every package) and the race build of every package
+# (which go test then takes from Go's build cache) run in the background
+# while test-deps.sh prepares the machine.
+mkdir -p .cache
+bash build/scripts/lint.sh > .cache/lint.log 2>&1 &
+lint=$!
+go build -race ./... > .cache/race-build.log 2>&1 &
+race=$!
 bash build/scripts/test-deps.sh
-bash build/scripts/lint.sh
+if ! wait "$lint"; then
+  cat .cache/lint.log >&2
+  exit 1
+fi
+cat .cache/lint.log >&2
+# A failed race build fails go test below with the same words.
+wait "$race" || true
 
 export PATH="$(go env GOPATH)/bin:$PATH"
 
-# pytest exits 0 only when every selected test passed; its other codes
-# (1 failures, 2 interrupted, 3 internal error, 4 usage, 5 nothing
-# collected) all fail the run, and set -e stops here.
-echo "test: uv run pytest (sdk/python)" >&2
-(cd sdk/python && UV_PYTHON_DOWNLOADS=never uv run --frozen pytest -q -p no:cacheprovider)
+# The Python SDK's unit tests run beside the Go tests (they wait mostly on
+# uv's downloads). pytest exits 0 only when every selected test passed; its
+# other codes (1 failures, 2 interrupted, 3 internal error, 4 usage, 5
+# nothing collected) all fail the run.
+echo "test: uv run pytest (sdk/python), beside go test" >&2
+# The environment is made first: integration/python_test.go runs pytest in
+# it too, and two uv runs must not both make it.
+(cd sdk/python && UV_PYTHON_DOWNLOADS=never uv sync --frozen --quiet)
+(cd sdk/python && UV_PYTHON_DOWNLOADS=never uv run --frozen pytest -q -p no:cacheprovider) > .cache/pytest.log 2>&1 &
+pytest=$!
 
 echo "test: go test -race ./..." >&2
-go test -race -count=1 -timeout 30m "$@" ./...
+status=0
+go test -race -count=1 -timeout 30m "$@" ./... || status=$?
+
+echo "test: pytest (sdk/python)" >&2
+wait "$pytest" || status=$((status == 0 ? 1 : status))
+cat .cache/pytest.log
+exit "$status"

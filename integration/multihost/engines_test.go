@@ -104,8 +104,8 @@ func ensureImages(t *testing.T, first, second *engine, images ...string) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	b := build.NewBuilder(d, build.DefaultConfig(root))
-	require.NoError(t, b.Base(ctx), "base image")
-	require.NoError(t, b.Sandbox(ctx), "sandbox image")
+	_, err = b.All(ctx, build.SandboxImages)
+	require.NoError(t, err, "sandbox image")
 	for _, ref := range images {
 		require.NoError(t, copyImage(ctx, first, second, ref), "copy %s", ref)
 	}

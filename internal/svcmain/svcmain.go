@@ -1,6 +1,8 @@
-// Package svcmain holds what the control plane's service commands
-// (sandox-data, sandox-search) share: running until SIGINT or SIGTERM with
-// a JSON log, and connecting to NATS as the environment says.
+// Package svcmain holds what the control plane's service commands share:
+// running until SIGINT or SIGTERM with a JSON log, and connecting to NATS
+// as the environment says (sandox-data, sandox-search, sandox-dashboard),
+// and flags whose defaults come from the environment (sandox-orchestrator,
+// sandox-nats, sandox-dashboard).
 package svcmain
 
 import (

@@ -31,7 +31,7 @@ func (s *Service) Populate(ctx context.Context, nc *nats.Conn, groupID string) s
 	if _, ok := cfg.Databases[schemas.DatabaseQdrant]; ok {
 		addr, err := s.endpoint(ctx, groupID, schemas.DatabaseQdrant)
 		if err == nil {
-			r.Vectors, err = s.vectorsAt(ctx, addr)
+			r.Vectors, err = s.vectorsAt(ctx, groupID, addr)
 		}
 		if err != nil {
 			return schemas.PopulateReply{Error: asWire(err)}
@@ -40,7 +40,7 @@ func (s *Service) Populate(ctx context.Context, nc *nats.Conn, groupID string) s
 	if _, ok := cfg.Databases[schemas.DatabaseNeo4j]; ok {
 		addr, err := s.endpoint(ctx, groupID, schemas.DatabaseNeo4j)
 		if err == nil {
-			r.Graph, err = s.graphAt(ctx, addr)
+			r.Graph, err = s.graphAt(ctx, groupID, addr)
 		}
 		if err != nil {
 			return schemas.PopulateReply{Error: asWire(err)}

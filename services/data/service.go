@@ -49,8 +49,8 @@ type Service struct {
 	allow egress.Allowlist // of URL population sources
 
 	mu      sync.Mutex
-	graphs  map[string]*Graph   // by address
-	vectors map[string]*Vectors // by address
+	graphs  *clients[*Graph]
+	vectors *clients[*Vectors]
 }
 
 // New returns a service that reads the orchestrator's records through js.
@@ -66,7 +66,14 @@ func New(ctx context.Context, js jetstream.JetStream, cfg Config, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
-	return &Service{cfg: cfg, log: log, rec: rec, allow: allow, graphs: map[string]*Graph{}, vectors: map[string]*Vectors{}}, nil
+	s := &Service{cfg: cfg, log: log, rec: rec, allow: allow}
+	s.graphs = newClients(func(ctx context.Context, addr string) (*Graph, error) {
+		return OpenGraph(ctx, addr, cfg.Neo4jPassword)
+	}, func(g *Graph) { _ = g.Close(context.Background()) })
+	s.vectors = newClients(func(ctx context.Context, addr string) (*Vectors, error) {
+		return OpenVectors(ctx, addr, cfg.Embedder)
+	}, func(v *Vectors) { _ = v.Close() })
+	return s, nil
 }
 
 // Serve answers requests on schemas.DatabaseSubjectPrefix+">" (queue group
@@ -114,14 +121,8 @@ func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 func (s *Service) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for addr, g := range s.graphs {
-		_ = g.Close(context.Background())
-		delete(s.graphs, addr)
-	}
-	for addr, v := range s.vectors {
-		_ = v.Close()
-		delete(s.vectors, addr)
-	}
+	s.graphs.closeAll()
+	s.vectors.closeAll()
 }
 
 func (s *Service) answer(ctx context.Context, m *nats.Msg) {
@@ -167,9 +168,9 @@ func (s *Service) Handle(ctx context.Context, subject string, payload []byte) sc
 	var result any
 	switch call.Database {
 	case schemas.DatabaseNeo4j:
-		result, err = s.graph(ctx, addr, call, req)
+		result, err = s.graph(ctx, sb.GroupID, addr, call, req)
 	case schemas.DatabaseQdrant:
-		result, err = s.vector(ctx, addr, call, req)
+		result, err = s.vector(ctx, sb.GroupID, addr, call, req)
 	default:
 		err = schemas.Errorf(schemas.CodeUnsupported, "database %q", call.Database)
 	}
@@ -200,23 +201,19 @@ func (s *Service) endpoint(ctx context.Context, groupID, database string) (strin
 	return "", schemas.Errorf(schemas.CodeUnavailable, "group %s has no %s database", groupID, database)
 }
 
-// graphAt returns the client of the Neo4j at addr, connecting once.
-func (s *Service) graphAt(ctx context.Context, addr string) (*Graph, error) {
+// graphAt returns the client of group's Neo4j at addr, connecting once.
+func (s *Service) graphAt(ctx context.Context, group, addr string) (*Graph, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if g := s.graphs[addr]; g != nil {
-		return g, nil
-	}
-	g, err := OpenGraph(ctx, addr, s.cfg.Neo4jPassword)
+	g, err := s.graphs.get(ctx, group, addr)
 	if err != nil {
 		return nil, schemas.Errorf(schemas.CodeUnavailable, "%w", err)
 	}
-	s.graphs[addr] = g
 	return g, nil
 }
 
-func (s *Service) graph(ctx context.Context, addr string, call schemas.DatabaseCall, req schemas.DatabaseRequest) (any, error) {
-	g, err := s.graphAt(ctx, addr)
+func (s *Service) graph(ctx context.Context, group, addr string, call schemas.DatabaseCall, req schemas.DatabaseRequest) (any, error) {
+	g, err := s.graphAt(ctx, group, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -260,23 +257,20 @@ func (s *Service) graph(ctx context.Context, addr string, call schemas.DatabaseC
 	return nil, schemas.Errorf(schemas.CodeBadRequest, "unknown graph operation %q", req.Op)
 }
 
-// vectorsAt returns the client of the Qdrant at addr, connecting once.
-func (s *Service) vectorsAt(ctx context.Context, addr string) (*Vectors, error) {
+// vectorsAt returns the client of group's Qdrant at addr, connecting once.
+func (s *Service) vectorsAt(ctx context.Context, group, addr string) (*Vectors, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v := s.vectors[addr]; v != nil {
-		return v, nil
-	}
-	v, err := OpenVectors(ctx, addr, s.cfg.Embedder)
+	v, err := s.vectors.get(ctx, group, addr)
+	s.mu.Unlock()
 	if err != nil {
 		return nil, schemas.Errorf(schemas.CodeUnavailable, "%w", err)
 	}
-	s.vectors[addr] = v
+	v.wake(ctx) // outside the lock: it may wait a second
 	return v, nil
 }
 
-func (s *Service) vector(ctx context.Context, addr string, call schemas.DatabaseCall, req schemas.DatabaseRequest) (any, error) {
-	v, err := s.vectorsAt(ctx, addr)
+func (s *Service) vector(ctx context.Context, group, addr string, call schemas.DatabaseCall, req schemas.DatabaseRequest) (any, error) {
+	v, err := s.vectorsAt(ctx, group, addr)
 	if err != nil {
 		return nil, err
 	}

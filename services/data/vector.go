@@ -8,8 +8,10 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc/connectivity"
 
 	"github.com/sandox/sandox/schemas"
 )
@@ -65,6 +67,23 @@ func OpenVectors(ctx context.Context, address string, embed Embedder) (*Vectors,
 
 // Close closes the client.
 func (v *Vectors) Close() error { return v.client.Close() }
+
+// wake makes a client whose connection is failing dial again at once,
+// rather than after gRPC's reconnect backoff (which grows to minutes): its
+// Qdrant may have come back, after a restart or with the group started
+// again on its kept volume, at the same address. It waits up to a second
+// for the new attempt to begin, so that the next call waits for the
+// connection instead of failing at once.
+func (v *Vectors) wake(ctx context.Context) {
+	conn := v.client.GetGrpcClient().Conn()
+	if conn.GetState() != connectivity.TransientFailure {
+		return
+	}
+	conn.ResetConnectBackoff()
+	wctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	conn.WaitForStateChange(wctx, connectivity.TransientFailure)
+}
 
 // PointID is the Qdrant point id of document id in namespace ns: a
 // name-based UUID (SHA-1, version 5 layout) of both, so the same document

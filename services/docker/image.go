@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
 	"github.com/sandox/sandox/internal/buildctx"
 )
 
@@ -155,3 +157,22 @@ const HashLabel = "dev.sandox.context-hash"
 // ContextHash hashes a build context and the id of the image it builds on
 // (buildctx.Hash), the tag suffix of images built from it.
 func ContextHash(files map[string][]byte, base string) string { return buildctx.Hash(files, base) }
+
+// NewestTag returns the most recently created image of repo (say
+// "sandox/neo4j") on the engine, as repo:tag, or an error wrapping
+// ErrNotFound when the engine has none.
+func (c *Client) NewestTag(ctx context.Context, repo string) (string, error) {
+	imgs, err := c.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", repo))})
+	if err != nil {
+		return "", fmt.Errorf("images of %s: %w", repo, err)
+	}
+	sort.Slice(imgs, func(i, j int) bool { return imgs[i].Created > imgs[j].Created })
+	for _, img := range imgs {
+		for _, tag := range img.RepoTags {
+			if strings.HasPrefix(tag, repo+":") {
+				return tag, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no image of %s: %w", repo, ErrNotFound)
+}

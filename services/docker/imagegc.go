@@ -28,7 +28,7 @@ func (r *Runtime) ListImages(ctx context.Context, repo string) ([]runtime.Image,
 }
 
 // RemoveImage removes an image by id, without force: an image a container
-// uses is orchestrator.ErrInUse.
+// uses is runtime.ErrInUse.
 func (r *Runtime) RemoveImage(ctx context.Context, id string) error {
 	_, err := r.c.api.ImageRemove(ctx, id, image.RemoveOptions{PruneChildren: true})
 	switch {

@@ -239,7 +239,7 @@ func (r *Runtime) NetworkMembers(ctx context.Context, network string) ([]string,
 
 // CreateIsolatedNetwork creates a bridge with inter-container traffic off
 // on spec.Subnet (runtime.EgressRuntime); a name already taken wraps
-// orchestrator.ErrNetworkExists.
+// runtime.ErrNetworkExists.
 func (r *Runtime) CreateIsolatedNetwork(ctx context.Context, spec runtime.NetworkSpec) error {
 	err := r.c.CreateIsolatedNetwork(ctx, spec.Name, spec.Subnet.String(), spec.Labels)
 	if errors.Is(err, ErrNetworkExists) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
@@ -46,8 +47,14 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, spec.DatabaseAccess.Validate(), checkPoolSpec(spec.Pool))
+	if spec.Egress != nil {
+		errs = append(errs, egressnet.Check(*spec.Egress))
+	}
 	seen := map[string]bool{}
 	for _, sb := range spec.Sandboxes {
+		if sb.Egress != nil {
+			errs = append(errs, egressnet.Check(*sb.Egress))
+		}
 		if sb.Databases != nil {
 			errs = append(errs, sb.Databases.Validate())
 		}

@@ -94,6 +94,9 @@ func TestCreateGroupRefused(t *testing.T) {
 		{name: "bad sandbox id", id: "g", spec: schemas.GroupSpec{Sandboxes: []schemas.SandboxSpec{{ID: "a b"}}}},
 		{name: "bad sandbox compute", id: "g", spec: schemas.GroupSpec{Sandboxes: []schemas.SandboxSpec{{ID: "a", Compute: &schemas.ComputeResources{Memory: "x"}}}}},
 		{name: "bad tool file", id: "g", spec: schemas.GroupSpec{Tools: []schemas.ToolFile{{Name: "x.txt"}}}},
+		{name: "an outside package index under none", id: "g", spec: schemas.GroupSpec{Egress: &schemas.Egress{Policy: schemas.EgressNone, PackageIndex: "https://pypi.org/simple"}}},
+		{name: "bad allowlist", id: "g", spec: schemas.GroupSpec{Egress: &schemas.Egress{Policy: schemas.EgressAllowlist, Allow: []string{"10.0.0.0/99"}}}},
+		{name: "bad sandbox egress", id: "g", spec: schemas.GroupSpec{Sandboxes: []schemas.SandboxSpec{{ID: "a", Egress: &schemas.Egress{Policy: "wide"}}}}},
 	}
 	h := newHarness(t)
 	for _, tt := range tests {

@@ -39,7 +39,8 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 }
 
 // executorEnv is what the sandbox's executor reads from its environment:
-// who it is, where NATS is, the families it serves and its disk limit.
+// who it is, where NATS is, the families it serves, its disk limit and the
+// package index of its egress policy.
 func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 	env := schemas.ExecutorEnv{
 		SandboxID: st.ID,
@@ -52,6 +53,9 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 	}
 	if w.cfg.CredsDir != "" {
 		env.NATSCreds = SandboxCredsPath
+	}
+	if st.Egress != nil {
+		env.PackageIndex = st.Egress.PackageIndex
 	}
 	return env
 }

@@ -12,7 +12,8 @@ import (
 
 func TestExecutorEnvOfASandbox(t *testing.T) {
 	w := &Worker{cfg: DefaultConfig()}
-	st := &schemas.SandboxStatus{ID: "sb-1", GroupID: "g-1", Families: []string{"filesystem_tools"}, Resources: schemas.ResolvedResources{DiskBytes: 32 << 20}}
+	st := &schemas.SandboxStatus{ID: "sb-1", GroupID: "g-1", Families: []string{"filesystem_tools"}, Resources: schemas.ResolvedResources{DiskBytes: 32 << 20},
+		Egress: &schemas.Egress{Policy: schemas.EgressAllowlist, Allow: []string{"pypi.example.internal"}, PackageIndex: "https://pypi.example.internal/simple"}}
 	var got schemas.ExecutorEnv
 	env := w.executorEnv(st).Environ()
 	require.NoError(t, got.FromEnv(func(k string) string {
@@ -29,4 +30,5 @@ func TestExecutorEnvOfASandbox(t *testing.T) {
 	assert.Equal(t, []string{"filesystem_tools"}, got.Families)
 	assert.Equal(t, int64(32<<20), got.DiskBytes)
 	assert.Equal(t, "/workspace", got.Workspace)
+	assert.Equal(t, "https://pypi.example.internal/simple", got.PackageIndex)
 }

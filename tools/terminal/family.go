@@ -16,7 +16,7 @@ func Family() tools.Module {
 		Name:    Module,
 		Summary: "persistent bash sessions, long-running commands, uv and Python",
 		Open: func(_ context.Context, env tools.Env) (tools.Opened, error) {
-			m := NewManager(Config{Dir: env.Dir.Base(), UVIndex: env.Executor.UVIndex})
+			m := NewManager(Config{Dir: env.Dir.Base(), PackageIndex: env.Executor.PackageIndex})
 			env.Dir.Follow(m.Dir)
 			return tools.Opened{Tools: m.Tools(), Close: m.Close}, nil
 		},

@@ -36,10 +36,10 @@ type Config struct {
 	// MaxOutput is how many bytes of output one observation shows before
 	// truncating; default 64 KiB.
 	MaxOutput int
-	// UVIndex, when set, is where the uv tools (and uv run by hand in a
-	// session) find packages: a directory of wheels (uv then runs offline
-	// with it as --find-links) or the URL of a package index.
-	UVIndex string
+	// PackageIndex, when set, is where the uv tools, and uv and pip run by
+	// hand in a session, find packages: a directory of wheels (they then
+	// run offline with it as --find-links) or the URL of a package index.
+	PackageIndex string
 }
 
 // DefaultConfig returns the configuration with every default filled in.
@@ -85,7 +85,7 @@ var terminalEnv = []string{
 
 func sessionEnv(cfg Config) []string {
 	env := append(os.Environ(), terminalEnv...)
-	env = append(env, uvEnv(cfg.UVIndex)...)
+	env = append(env, indexEnv(cfg.PackageIndex)...)
 	return append(env, cfg.Env...)
 }
 

@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"time"
 
@@ -12,18 +13,26 @@ import (
 // installing packages takes longer than most commands.
 const uvTimeout = 2 * time.Minute
 
-// uvEnv is the environment that points uv at Config.UVIndex: a URL is the
-// default package index; anything else is a directory of wheels (or a
-// file:// URL of one) that uv uses as --find-links while offline, so that a
-// sandbox without network installs from it.
-func uvEnv(index string) []string {
+// indexEnv is the environment that points uv and pip at
+// Config.PackageIndex. A URL is the package index of both (pip trusts the
+// host of a plain http one, which it would otherwise ignore: the index was
+// chosen by whoever set the sandbox's egress). Anything else is a
+// directory of wheels (or a file:// URL of one) that both use as
+// --find-links and no index, uv offline, so that a sandbox without network
+// installs from it.
+func indexEnv(index string) []string {
 	switch {
 	case index == "":
 		return nil
 	case strings.HasPrefix(index, "http://") || strings.HasPrefix(index, "https://"):
-		return []string{"UV_DEFAULT_INDEX=" + index}
+		env := []string{"UV_DEFAULT_INDEX=" + index, "PIP_INDEX_URL=" + index}
+		if u, err := url.Parse(index); err == nil && u.Scheme == "http" {
+			env = append(env, "PIP_TRUSTED_HOST="+u.Host)
+		}
+		return env
 	default:
-		return []string{"UV_FIND_LINKS=" + strings.TrimPrefix(index, "file://"), "UV_OFFLINE=1"}
+		dir := strings.TrimPrefix(index, "file://")
+		return []string{"UV_FIND_LINKS=" + dir, "UV_OFFLINE=1", "PIP_FIND_LINKS=" + dir, "PIP_NO_INDEX=1"}
 	}
 }
 

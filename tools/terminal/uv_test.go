@@ -27,9 +27,9 @@ func TestUV(t *testing.T) {
 	})
 	work := t.TempDir()
 	m := newTestManager(t, Config{
-		Dir:     work,
-		UVIndex: wheels,
-		Env:     []string{"UV_CACHE_DIR=" + t.TempDir(), "UV_NO_CONFIG=1"},
+		Dir:          work,
+		PackageIndex: wheels,
+		Env:          []string{"UV_CACHE_DIR=" + t.TempDir(), "UV_NO_CONFIG=1"},
 	})
 	proj := filepath.Join(work, "proj")
 

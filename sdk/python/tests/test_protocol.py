@@ -258,7 +258,7 @@ async def test_async_future_collects_later(nats_url: str, peer) -> None:
     assert held[0]["headers"]["Sandox-Batch-Id"] == replies[0]
 
 
-@pytest.mark.parametrize("kind,lost", [("restarted", True), ("exited", True), ("ended", True), ("start_failed", True),
+@pytest.mark.parametrize("kind,lost", [("restarted", True), ("exited", True), ("expired", True), ("ended", True), ("start_failed", True),
                                        ("oom_killed", False), ("started", False)])
 async def test_events_that_lose_batches(nats_url: str, peer, kind: str, lost: bool) -> None:
     """An event whose kind loses batches settles the future at once; other kinds do not."""

@@ -103,8 +103,13 @@ def test_seed_spelling_of_population_config(tmp_path: Path) -> None:
     "policy,err",
     [({"policy": "none"}, ""), ({"policy": "allowlist", "allow": ["example.com"]}, ""), ({"policy": "open"}, ""),
      ({"policy": "allowlist"}, "allows nothing|lists nothing"), ({"policy": "open", "allow": ["x"]}, "only for the allowlist"),
-     ({"policy": "everything"}, "egress")],
-    ids=["none", "allowlist", "open", "empty allowlist", "open with allow", "unknown policy"],
+     ({"policy": "everything"}, "egress"),
+     ({"policy": "allowlist", "allow": ["pypi.example.internal"], "package_index": "http://pypi.example.internal:8080/simple"}, ""),
+     ({"policy": "none", "package_index": "/workspace/wheels"}, ""),
+     ({"policy": "none", "package_index": "https://pypi.org/simple"}, "cannot be reached without a network"),
+     ({"policy": "open", "package_index": "wheels"}, "absolute path")],
+    ids=["none", "allowlist", "open", "empty allowlist", "open with allow", "unknown policy",
+         "allowlist with an index", "none with a wheel directory", "none with an outside index", "relative index"],
 )
 def test_egress(policy: dict, err: str) -> None:
     """Checked as schemas.Egress.Validate does."""

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/audit"
 )
 
@@ -20,7 +21,7 @@ import (
 // [-since T] [-until T] [-kind K,...] [-follow] [-json] [-session S].
 func auditLog(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	var f audit.Filter
 	fs.StringVar(&f.Group, "group", "", "only this group's entries")
 	fs.StringVar(&f.Sandbox, "sandbox", "", "only this sandbox's entries")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -17,4 +18,13 @@ func connect(url string, timeout time.Duration) (*nats.Conn, error) {
 		opts = append(opts, nats.UserCredentials(f))
 	}
 	return nats.Connect(url, opts...)
+}
+
+// envOr returns the value of the environment variable key, or def when it
+// is unset or empty.
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
 }

@@ -27,7 +27,7 @@ var demoTools []byte
 // bad input, and the end of it all.
 func demo(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,12 +54,28 @@ func demo(ctx context.Context, args []string) error {
 	if err := group.Start(ctx); err != nil {
 		return err
 	}
+	// The web sandbox (its image adds Chromium) and the database group
+	// (two databases to start and populate) take the longest: they start
+	// now, in the background, and the demo collects them when it gets to
+	// them. On an early return they are cancelled, waited for and ended.
+	began := time.Now()
+	bctx, cancel := context.WithCancel(ctx)
+	web := inBackground(bctx, began, func(ctx context.Context) (*sdk.Sandbox, error) {
+		return startWebSandbox(ctx, group, "demo-web-"+suffix)
+	})
 	defer func() {
+		_, _ = web.wait(context.WithoutCancel(ctx)) // the group's end ends it
 		step("end the group")
 		if err := group.End(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintln(os.Stderr, "end group:", err)
 		}
 	}()
+	db := inBackground(bctx, began, func(ctx context.Context) (databaseGroup, error) {
+		return startDatabaseGroup(ctx, *url, suffix)
+	})
+	defer endDatabaseGroup(ctx, db)
+	defer cancel()
+	fmt.Println("the web sandbox and the database group start in the background")
 
 	step("create and start a sandbox (builds its image with demo_tools.py)")
 	start := time.Now()
@@ -138,10 +154,10 @@ func demo(ctx context.Context, args []string) error {
 	if err := sandbox.End(ctx); err != nil {
 		return err
 	}
-	if err := demoWeb(ctx, group, "demo-web-"+suffix); err != nil {
+	if err := demoWeb(ctx, web); err != nil {
 		return err
 	}
-	return demoDatabases(ctx, *url, suffix)
+	return demoDatabases(ctx, db)
 }
 
 func step(s string) { fmt.Printf("\n== %s\n", s) }

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
@@ -30,21 +32,29 @@ databases:
       - source: demo/kg.cypher
 `
 
-// demoDatabases runs a group with a shared Neo4j populated from the demo
-// data set, and a sandbox that may read namespace kg and write namespace
-// scratch: database calls are requests on the bus, checked twice.
-func demoDatabases(ctx context.Context, url, suffix string) error {
-	step("a group with shared databases (Neo4j, Qdrant), populated from the demo data set")
+// databaseGroup is the demo's group with shared databases and its sandbox.
+type databaseGroup struct {
+	group   *sdk.SandboxGroup
+	sandbox *sdk.Sandbox
+}
+
+// startDatabaseGroup starts a group with a shared Neo4j and Qdrant
+// populated from the demo data set, and a sandbox that may read namespace
+// kg and write namespace scratch. The databases' start and population are
+// the demo's second longest wait, so it runs in the background from the
+// start. It blocks until the sandbox runs; on error it ends what it
+// started.
+func startDatabaseGroup(ctx context.Context, url, suffix string) (databaseGroup, error) {
 	if _, err := dummy.Write(filepath.Join(populateDir, "demo")); err != nil {
-		return fmt.Errorf("write the demo data set into %s (run as root, after sandox up): %w", populateDir, err)
+		return databaseGroup{}, fmt.Errorf("write the demo data set into %s (run as root, after sandox up): %w", populateDir, err)
 	}
 	cfgFile, err := os.CreateTemp("", "sandox-demo-population-*.yaml")
 	if err != nil {
-		return err
+		return databaseGroup{}, err
 	}
 	defer os.Remove(cfgFile.Name())
 	if _, err := cfgFile.WriteString(demoPopulation); err != nil {
-		return err
+		return databaseGroup{}, err
 	}
 	cfgFile.Close()
 	group, err := sdk.NewSandboxGroup(sdk.GroupConfig{
@@ -58,24 +68,43 @@ func demoDatabases(ctx context.Context, url, suffix string) error {
 		PopulationConfig: cfgFile.Name(),
 	}, sdk.WithURL(url))
 	if err != nil {
-		return err
+		return databaseGroup{}, err
 	}
 	if err := group.Start(ctx); err != nil {
-		return err
+		return databaseGroup{}, errors.Join(err, group.End(context.WithoutCancel(ctx)))
 	}
-	defer func() {
-		step("end the database group (its databases and their volumes go with it)")
-		if err := group.End(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(os.Stderr, "end group:", err)
-		}
-	}()
 	sandbox, err := group.CreateSandbox(ctx, "demo-db-sb-"+suffix, sdk.SandboxOptions{})
+	if err == nil {
+		err = sandbox.Start(ctx)
+	}
+	if err != nil {
+		return databaseGroup{}, errors.Join(err, group.End(context.WithoutCancel(ctx)))
+	}
+	return databaseGroup{group: group, sandbox: sandbox}, nil
+}
+
+// endDatabaseGroup ends the database group, once it has started.
+func endDatabaseGroup(ctx context.Context, db *background[databaseGroup]) {
+	g, err := db.wait(context.WithoutCancel(ctx))
+	if err != nil {
+		return // startDatabaseGroup ended what it had started
+	}
+	step("end the database group (its databases and their volumes go with it)")
+	if err := g.group.End(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintln(os.Stderr, "end group:", err)
+	}
+}
+
+// demoDatabases shows database calls from the sandbox of the database
+// group: requests on the bus, checked twice.
+func demoDatabases(ctx context.Context, db *background[databaseGroup]) error {
+	step("a group with shared databases (Neo4j, Qdrant), populated from the demo data set")
+	g, err := db.wait(ctx)
 	if err != nil {
 		return err
 	}
-	if err := sandbox.Start(ctx); err != nil {
-		return err
-	}
+	fmt.Printf("group %s running with its databases populated (started in the background %s after the demo began)\n", g.group.ID(), db.took.Round(time.Millisecond))
+	sandbox := g.sandbox
 	step("database calls: search handbook, read kg, write scratch; writing kg, crafted Cypher and research are denied")
 	act := func(tool, args string) schemas.Action {
 		return schemas.Action{Tool: "database_tools." + tool, Args: json.RawMessage(args)}

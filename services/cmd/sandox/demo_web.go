@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
@@ -32,20 +33,30 @@ var demoSite = map[string]string{
 }</script></body></html>`,
 }
 
-// demoWeb shows web_tools in a sandbox that was given that family: a site
-// scraped to markdown, records a page renders with JavaScript read through
-// the browser, and web_search answered by the control plane's search
-// service (which says which setting it lacks when no provider has a key).
-func demoWeb(ctx context.Context, group *sdk.SandboxGroup, id string) error {
-	step("web_tools: a sandbox created with tools [filesystem_tools.py, terminal_tools.py, web_tools.py] (its image adds Chromium)")
+// startWebSandbox creates and starts the sandbox that demoWeb uses, one
+// given web_tools: its image adds Chromium, the longest build of the
+// demo, so the demo starts it first, in the background. It blocks until
+// the sandbox runs.
+func startWebSandbox(ctx context.Context, group *sdk.SandboxGroup, id string) (*sdk.Sandbox, error) {
 	sb, err := group.CreateSandbox(ctx, id, sdk.SandboxOptions{
 		Tools:            []string{"filesystem_tools.py", "terminal_tools.py", "web_tools.py"},
 		ComputeResources: &schemas.ComputeResources{Memory: "1GiB", Disk: "256MiB"},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := sb.Start(ctx); err != nil {
+	return sb, sb.Start(ctx)
+}
+
+// demoWeb shows web_tools in a sandbox that was given that family: a site
+// scraped to markdown, records a page renders with JavaScript read through
+// the browser, and web_search answered by the control plane's search
+// service (which says which setting it lacks when no provider has a key).
+// It ends the sandbox.
+func demoWeb(ctx context.Context, web *background[*sdk.Sandbox]) error {
+	step("web_tools: a sandbox created with tools [filesystem_tools.py, terminal_tools.py, web_tools.py] (its image adds Chromium)")
+	sb, err := web.wait(ctx)
+	if err != nil {
 		return err
 	}
 	defer func() {
@@ -53,7 +64,7 @@ func demoWeb(ctx context.Context, group *sdk.SandboxGroup, id string) error {
 			fmt.Println("end web sandbox:", err)
 		}
 	}()
-	fmt.Printf("sandbox %s serves %v\n", sb.ID(), sb.Status().Tools)
+	fmt.Printf("sandbox %s serves %v (started in the background %s after the demo began)\n", sb.ID(), sb.Status().Tools, web.took.Round(time.Millisecond))
 
 	var actions schemas.Actions
 	for path, content := range demoSite {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -22,7 +23,7 @@ import (
 func down(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("down", flag.ContinueOnError)
 	purge := fs.Bool("purge", false, "also remove NATS's data volume (all recorded state and events)")
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -36,8 +37,10 @@ func down(ctx context.Context, args []string) error {
 		errs = append(errs, endAllGroups(ctx, nc))
 		nc.Close()
 	}
-	for _, name := range []string{dataContainer, searchContainer, orchContainer, natsContainer} {
-		errs = append(errs, d.Remove(ctx, name))
+	// The control plane's containers, NATS last (the table's order
+	// reversed).
+	for _, c := range slices.Backward(controlPlane(upSettings{})) {
+		errs = append(errs, d.Remove(ctx, c.Name))
 	}
 	// Sandboxes of this system whose group could not be ended (no
 	// orchestrator answered); another system's (a test run's) stay.

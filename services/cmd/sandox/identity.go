@@ -84,16 +84,6 @@ func mintFile(a *auth.Authority, name string, role auth.Role) ([]byte, error) {
 	return c.File()
 }
 
-// serviceCreds are a control-plane service's credentials with role, as the
-// file its container gets.
-func serviceCreds(a *auth.Authority, name string, role auth.Role, file string) (map[string][]byte, error) {
-	data, err := mintFile(a, name, role)
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{filepath.Base(file): data}, nil
-}
-
 // writeNATSContext writes the NATS CLI context "sandox" (URL and client
 // credentials) and selects it unless the user selected another, so that
 // `nats request ...` works with no flags. It says what it did.

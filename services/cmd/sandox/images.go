@@ -24,24 +24,17 @@ func images(ctx context.Context, args []string) error {
 		return err
 	}
 	defer d.Close()
-	b, err := buildImages(ctx, d, *root)
-	if err != nil {
-		return err
-	}
-	if _, err := b.Neo4j(ctx); err != nil {
-		return err
-	}
-	_, err = b.Qdrant(ctx)
+	_, err = buildImages(ctx, d, *root)
 	return err
 }
 
-// buildImages builds the base, sandbox and control-plane images from the
-// source tree at root, printing the builds' progress, and returns the
-// builder for the databases' images; a build whose inputs did not change is
-// skipped. It blocks until the builds end.
-func buildImages(ctx context.Context, d *docker.Client, root string) (*build.Builder, error) {
+// buildImages builds every image sandox up runs from the source tree at
+// root (base, sandbox, control plane, Neo4j, and Qdrant or its compatible
+// stand-in), independent ones side by side, printing the builds' progress,
+// and returns the database images' names; a build whose inputs did not
+// change is skipped. It blocks until the builds end.
+func buildImages(ctx context.Context, d *docker.Client, root string) (build.Images, error) {
 	cfg := build.DefaultConfig(root)
 	cfg.Progress = os.Stdout
-	b := build.NewBuilder(d, cfg)
-	return b, b.All(ctx)
+	return build.NewBuilder(d, cfg).All(ctx, build.AllImages)
 }

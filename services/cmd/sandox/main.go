@@ -9,7 +9,9 @@
 //	sandox tools ID print a sandbox's tools for a model API (--format openai|anthropic|mcp|jsonschema)
 //	sandox mcp      serve a sandbox's tools over MCP (stdio or streamable HTTP)
 //	sandox audit    replay the audit log (filter, follow, rebuild a sandbox's session)
+//	sandox dashboard serve the web dashboard on localhost
 //	sandox creds    issue NATS credentials (client, audit or control)
+//	sandox secrets  write the control plane's secrets for compose.yaml
 //	sandox down     end every group and stop NATS and the orchestrator
 package main
 
@@ -33,7 +35,9 @@ commands:
   tools    print a sandbox's tools for a model API: sandox tools SANDBOX --format openai|anthropic|mcp|jsonschema
   mcp      serve a sandbox's tools as MCP tools: sandox mcp --sandbox ID | --group-config FILE [--http ADDR]
   audit    replay the audit log: sandox audit [-group G] [-sandbox S] [-since 1h] [-kind K,...] [-follow] [-json] [-session SANDBOX]
+  dashboard serve the web dashboard: sandox dashboard [-addr 127.0.0.1:8089] [-role client|audit|control] [-creds FILE]
   creds    issue NATS credentials: sandox creds [-role client|audit|control] [-name N] [-o FILE]
+  secrets  write each control-plane service's secrets for compose.yaml: sandox secrets [-o /etc/sandox]
   down     end every group, stop NATS and the orchestrator (--purge also drops NATS data)
 `
 
@@ -69,8 +73,12 @@ func run(ctx context.Context, args []string) error {
 		return serveMCP(ctx, rest)
 	case "audit":
 		return auditLog(ctx, rest)
+	case "dashboard":
+		return serveDashboard(ctx, rest)
 	case "creds":
 		return creds(rest)
+	case "secrets":
+		return secrets(rest)
 	case "down":
 		return down(ctx, rest)
 	case "help", "-h", "--help":

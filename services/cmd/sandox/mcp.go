@@ -26,7 +26,7 @@ import (
 // Without --http it speaks MCP on stdin and stdout; logs go to stderr.
 func serveMCP(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	creds := fs.String("creds", "", "NATS credentials file")
 	sandbox := fs.String("sandbox", "", "attach to this existing sandbox")
 	groupFile := fs.String("group-config", "", "start this group (JSON, see docs/mcp.md) and create a sandbox for each MCP session, ended when the session ends")

@@ -20,7 +20,7 @@ import (
 
 func status(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func status(ctx context.Context, args []string) error {
 
 func stats(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ const cliGroup = "sandox-cli"
 // API: sandox tools SANDBOX [--format openai|anthropic|mcp|jsonschema].
 func tools(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
-	url := fs.String("nats", localNATSURL, "NATS URL")
+	url := fs.String("nats", envOr(sdk.URLEnv, localNATSURL), "NATS URL (env SANDOX_NATS_URL)")
 	format := fs.String("format", string(sdk.FormatJSONSchema), "openai, anthropic, mcp or jsonschema")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

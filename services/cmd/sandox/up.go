@@ -8,18 +8,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/docker"
 )
 
@@ -30,30 +26,38 @@ const (
 	orchContainer = "sandox-orchestrator"
 	// upSystem is the system name of what `sandox up` runs (the label
 	// dev.sandox.system on its sandboxes): `sandox down` removes those only.
-	upSystem         = "local"
-	searchContainer  = "sandox-search"
-	dataContainer    = "sandox-data"
-	databaseNetwork  = "sandox-data"
-	secretsDir       = "/var/lib/sandox/secrets"
-	populateDir      = "/var/lib/sandox/populate"
-	disksDir         = "/var/lib/sandox/disks"
-	natsVolume       = "sandox-nats-data"
-	natsSocketVolume = "sandox-nats-socket"
-	natsSocketDir    = "/run/sandox-nats"
-	egressNetwork    = "sandox-egress"
-	egressDir        = "/var/lib/sandox/egress"
-	localNATSURL     = "nats://127.0.0.1:4222"
-	internalNATSURL  = "nats://sandox-nats:4222"
-	controlPlaneRole = "dev.sandox.role"
+	upSystem           = "local"
+	searchContainer    = "sandox-search"
+	dataContainer      = "sandox-data"
+	dashboardContainer = "sandox-dashboard"
+	databaseNetwork    = "sandox-data"
+	secretsDir         = "/var/lib/sandox/secrets"
+	populateDir        = "/var/lib/sandox/populate"
+	disksDir           = "/var/lib/sandox/disks"
+	natsVolume         = "sandox-nats-data"
+	natsSocketVolume   = "sandox-nats-socket"
+	natsSocketDir      = "/run/sandox-nats"
+	egressNetwork      = "sandox-egress"
+	egressDir          = "/var/lib/sandox/egress"
+	localNATSURL       = "nats://127.0.0.1:4222"
+	internalNATSURL    = "nats://sandox-nats:4222"
+	controlPlaneRole   = "dev.sandox.role"
 )
 
 func up(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	root := fs.String("repo", ".", "the sandox source tree (images are built from it)")
 	pool := fs.Int("pool", 2, "sandboxes the orchestrator keeps started and ready to be claimed (docs/pools.md); 0 turns the warm pool off")
+	var jo joinOptions
+	fs.StringVar(&jo.URL, "join", "", "join the system whose NATS is at this URL as another host: start only this host's worker (docs/deploy.md)")
+	fs.StringVar(&jo.Host, "host", "", "with -join: this host's name")
+	fs.StringVar(&jo.Creds, "creds", "", "with -join: the worker's control credentials (`sandox creds -role control` on the first host)")
+	fs.StringVar(&jo.Socket, "nats-socket", "/run/sandox-nats", "with -join: host directory of the first host's NATS socket, forwarded here")
+	fs.StringVar(&jo.Dir, "dir", "/var/lib/sandox", "with -join: this host's directory of disks, sandbox credentials and egress sockets")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	jo.Pool = *pool
 	d, err := docker.New(ctx)
 	if err != nil {
 		return err
@@ -64,26 +68,11 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("docker engine %s (API %s), %d CPUs, %.1f GiB\n", host.Version, host.APIVersion, host.CPUs, float64(host.MemoryBytes)/(1<<30))
+	if jo.URL != "" {
+		return join(ctx, d, jo)
+	}
 
 	ids, err := loadIdentities()
-	if err != nil {
-		return err
-	}
-	authority := ids.authority.AccountKey()
-	authFiles, err := ids.authority.Files()
-	if err != nil {
-		return err
-	}
-	ctlFiles, err := serviceCreds(ids.authority, "orchestrator", auth.RoleControl, orchCredsFile)
-	if err != nil {
-		return err
-	}
-	searchFiles, err := serviceCreds(ids.authority, "search", auth.RoleSearch, searchCredsFile)
-	if err != nil {
-		return err
-	}
-
-	dataFiles, err := serviceCreds(ids.authority, "data", auth.RoleData, dataCredsFile)
 	if err != nil {
 		return err
 	}
@@ -94,139 +83,61 @@ func up(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(populateDir, 0o755); err != nil {
 		return err
 	}
-	dataFiles[filepath.Base(dataPasswordFile)] = neo4jPassword
+	aws, err := dataAWS()
+	if err != nil {
+		return err
+	}
+	dashToken, err := storedDashboardToken()
+	if err != nil {
+		return err
+	}
 
-	b, err := buildImages(ctx, d, *root)
+	images, err := buildImages(ctx, d, *root)
 	if err != nil {
 		return err
 	}
-	neo4jImage, err := b.Neo4j(ctx)
-	if err != nil {
-		return err
-	}
-	qdrant, err := b.Qdrant(ctx)
-	if err != nil {
-		return err
-	}
-	// The groups' databases: a network of their own, which sandboxes never
-	// join; the orchestrator (health checks) and the data service do.
-	if _, err := d.EnsureNetwork(ctx, databaseNetwork, map[string]string{controlPlaneRole: "database-network"}); err != nil {
-		return err
-	}
-	if _, err := d.EnsureNetwork(ctx, networkName, map[string]string{controlPlaneRole: "network"}); err != nil {
-		return err
+	neo4jImage, qdrant := images.Neo4j, images.Qdrant
+	for _, n := range controlPlaneNetworks {
+		if _, err := d.EnsureNetwork(ctx, n.Name, map[string]string{controlPlaneRole: n.Role}); err != nil {
+			return err
+		}
 	}
 	// Sandboxes whose egress is open go on bridges that the orchestrator
 	// makes when the first needs one (sandox-egress, sandox-egress-1, …),
 	// on subnets of its own address pool (docs/security.md).
-	if err := ensureRunning(ctx, d, docker.ContainerSpec{
-		Name:    natsContainer,
-		Image:   build.ControlImage,
-		Cmd:     []string{"sandox-nats", "-store", "/var/lib/sandox/nats", "-auth", natsAuthDir, "-socket", natsSocketDir + "/nats.sock"},
-		User:    "10002:10002",
-		Network: networkName,
-		Aliases: []string{natsContainer},
-		Labels:  map[string]string{controlPlaneRole: "nats", authorityLabel: authority},
-		// The socket's volume is also mounted, read-only, into every
-		// sandbox: their only way to NATS.
-		Binds:                []string{natsVolume + ":/var/lib/sandox/nats", natsSocketVolume + ":" + natsSocketDir},
-		PublishLocal:         map[string]string{"4222/tcp": "4222"},
-		Hardened:             true,
-		RestartUnlessStopped: true,
-	}, func(id string) error {
-		// The authority's seeds, readable by the server's uid only.
-		return d.CopyDir(ctx, id, natsAuthDir, 10002, authFiles)
-	}); err != nil {
-		return err
-	}
-	nc, err := waitForNATS(ctx, localNATSURL, 30*time.Second)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	if err := ensureRunning(ctx, d, docker.ContainerSpec{
-		Name:    orchContainer,
-		Image:   build.ControlImage,
-		Cmd:     []string{"sandox-orchestrator"},
-		Network: networkName,
-		Labels:  map[string]string{controlPlaneRole: "orchestrator", authorityLabel: authority},
-		Env: []string{
-			"SANDOX_NATS_CREDS=" + orchCredsFile,
-			"SANDOX_CREDS_DIR=" + sandboxCredsDir,
-			"SANDOX_NATS_URL=" + internalNATSURL,
-			"SANDOX_NATS_SOCKET=" + natsSocketVolume,
-			"SANDOX_WORKER=orchestrator-1",
-			"SANDOX_DATABASE_NETWORK=" + databaseNetwork,
-			"SANDOX_NEO4J_IMAGE=" + neo4jImage,
-			"SANDOX_NEO4J_PASSWORD_FILE=" + neo4jPasswordFile,
-			"SANDOX_QDRANT_IMAGE=" + qdrant.Ref,
-			"SANDOX_QDRANT_DATA_DIR=" + qdrant.DataDir,
-			"SANDOX_SYSTEM=" + upSystem,
-			"SANDOX_POOL_SIZE=" + strconv.Itoa(*pool),
-		},
-		// The orchestrator drives the engine; sandboxes never get the socket.
-		// It attaches the loop devices of disk limits: CAP_SYS_ADMIN for the
-		// loop ioctls, CAP_MKNOD and the loop devices (block major 7, and
-		// /dev/loop-control) for their nodes, the host's /dev so that loop
-		// devices made after it started appear, and the disk images on the
-		// host, where the engine mounts them.
-		Binds: []string{
-			"/var/run/docker.sock:/var/run/docker.sock",
-			"/dev:/dev",
-			disksDir + ":" + disksDir,
-			// Each sandbox's credentials file, and its allowlist proxy's
-			// socket, bound from the host into it.
-			sandboxCredsDir + ":" + sandboxCredsDir,
-			egressDir + ":" + egressDir,
-		},
-		CapAdd:               []string{"SYS_ADMIN", "MKNOD"},
-		DeviceRules:          []string{"b 7:* rwm", "c 10:237 rwm"},
-		RestartUnlessStopped: true,
-	}, func(id string) error {
-		if err := d.ConnectNetwork(ctx, databaseNetwork, id); err != nil {
+	src := secretSources{authority: ids.authority, neo4jPassword: neo4jPassword, aws: aws, dashboardToken: dashToken}
+	authority := ids.authority.AccountKey()
+	var nc *nats.Conn
+	defer func() {
+		if nc != nil {
+			nc.Close()
+		}
+	}()
+	for _, c := range controlPlane(upSettings{Neo4jImage: neo4jImage, QdrantImage: qdrant.Ref, QdrantDataDir: qdrant.DataDir, Pool: *pool}) {
+		spec := c.spec(authority, aws)
+		if c.CopyIn.wantsDashboardToken() {
+			// A new token (the file was removed) recreates the container.
+			spec.Labels[dashboardTokenLabel] = tokenDigest(dashToken)
+		}
+		if err := ensureRunning(ctx, d, spec, func(id string) error {
+			for _, n := range c.Networks[1:] {
+				if err := d.ConnectNetwork(ctx, n, id); err != nil {
+					return err
+				}
+			}
+			files, err := c.CopyIn.files(src)
+			if err != nil {
+				return err
+			}
+			return d.CopyDir(ctx, id, c.CopyIn.Dir, c.CopyIn.UID, files)
+		}); err != nil {
 			return err
 		}
-		return d.CopyDir(ctx, id, orchCredsDir, 0, ctlFiles)
-	}); err != nil {
-		return err
-	}
-	if err := ensureRunning(ctx, d, docker.ContainerSpec{
-		Name:    dataContainer,
-		Image:   build.ControlImage,
-		Cmd:     []string{"sandox-data"},
-		User:    "10002:10002",
-		Network: networkName,
-		Labels:  map[string]string{controlPlaneRole: "data", authorityLabel: authority},
-		// The embedding endpoint's key, like the databases' password, stays
-		// in the control plane (docs/databases.md).
-		Env: append([]string{"SANDOX_NATS_URL=" + internalNATSURL, "SANDOX_NATS_CREDS=" + dataCredsFile,
-			"SANDOX_NEO4J_PASSWORD_FILE=" + dataPasswordFile, "SANDOX_POPULATE_DIR=" + populateDir}, append(prefixedEnv("SANDOX_EMBED_"), prefixedEnv("SANDOX_POPULATE_ALLOW=")...)...),
-		// Local population sources (the demo's data set among them).
-		Binds:                []string{populateDir + ":" + populateDir + ":ro"},
-		Hardened:             true,
-		RestartUnlessStopped: true,
-	}, func(id string) error {
-		if err := d.ConnectNetwork(ctx, databaseNetwork, id); err != nil {
-			return err
+		if c.Name == natsContainer {
+			if nc, err = waitForNATS(ctx, localNATSURL, 30*time.Second); err != nil {
+				return err
+			}
 		}
-		return d.CopyDir(ctx, id, dataCredsDir, 10002, dataFiles)
-	}); err != nil {
-		return err
-	}
-	if err := ensureRunning(ctx, d, docker.ContainerSpec{
-		Name:                 searchContainer,
-		Image:                build.ControlImage,
-		Cmd:                  []string{"sandox-search"},
-		User:                 "10002:10002",
-		Network:              networkName,
-		Labels:               map[string]string{controlPlaneRole: "search", authorityLabel: authority},
-		Env:                  append([]string{"SANDOX_NATS_URL=" + internalNATSURL, "SANDOX_NATS_CREDS=" + searchCredsFile}, searchEnv()...),
-		Hardened:             true,
-		RestartUnlessStopped: true,
-	}, func(id string) error {
-		return d.CopyDir(ctx, id, searchCredsDir, 10002, searchFiles)
-	}); err != nil {
-		return err
 	}
 	if err := waitForConsumer(ctx, nc, 60*time.Second); err != nil {
 		return err
@@ -235,6 +146,7 @@ func up(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("sandox is up: NATS at %s, orchestrator consuming %s, client credentials in %s\n", localNATSURL, schemas.CommandStream, ids.clientCreds)
+	fmt.Printf("dashboard at %s\n", dashboardURL(dashToken))
 	return nil
 }
 
@@ -265,35 +177,11 @@ func neo4jSecret() ([]byte, error) {
 	return pw, os.WriteFile(neo4jPasswordFile, pw, 0o600)
 }
 
-// prefixedEnv passes the operator's variables with prefix to a container.
-func prefixedEnv(prefix string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, prefix) {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
 // Where the search service's container gets its NATS credentials.
 const (
 	searchCredsDir  = "/etc/sandox-search"
 	searchCredsFile = searchCredsDir + "/nats.creds"
 )
-
-// searchEnv passes the search service's settings (SANDOX_SEARCH_*: the
-// providers' keys and endpoints) from the operator's environment to its
-// container. They go to the control plane only, never to a sandbox.
-func searchEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "SANDOX_SEARCH_") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
 
 // ensureRunning starts the container named in spec, creating it first when
 // it does not exist, and recreating it when its image, one of its labels

@@ -31,7 +31,13 @@ type Server struct {
 func Start(ctx context.Context) (*Server, error) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	cache := filepath.Join(root, ".cache", "neo4j")
+	// The cache build.DefaultConfig uses, which neo4j-jars.sh defaults to
+	// as well: one copy of the jars per machine, not per checkout.
+	userCache, err := os.UserCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	cache := filepath.Join(userCache, "sandox", "neo4j")
 	prep := exec.CommandContext(ctx, "bash", filepath.Join(root, "build", "scripts", "neo4j-jars.sh"), filepath.Join(cache, "lib"))
 	prep.Dir, prep.Stdout, prep.Stderr = root, os.Stderr, os.Stderr
 	if err := prep.Run(); err != nil {

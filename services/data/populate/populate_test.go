@@ -214,6 +214,25 @@ func TestLocalSourcesStayInTheDirectory(t *testing.T) {
 	assert.Len(t, mem.docs, 1)
 }
 
+// TestLocalSourceMissing shows the reason a missing local source gives:
+// the path that was looked for, and the directory local sources are read
+// from, for a relative and an absolute source.
+func TestLocalSourceMissing(t *testing.T) {
+	dir := t.TempDir()
+	mem := &memVectors{docs: map[string]schemas.VectorDocument{}}
+	r := &populate.Runner{GroupID: "g", Vectors: mem, Dir: dir}
+	cfg, err := populate.Parse(fmt.Sprintf("databases: {qdrant: {ns: [{source: corpus/missing.jsonl}, {source: %s/gone.md}]}}", dir))
+	require.NoError(t, err)
+	out, err := r.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, out, 2)
+	for i, path := range []string{filepath.Join(dir, "corpus", "missing.jsonl"), filepath.Join(dir, "gone.md")} {
+		require.Len(t, out[i].Bad, 1, out[i].Source)
+		assert.Equal(t, fmt.Sprintf("source %s: no file %s: local sources are read from the population directory %s (SANDOX_POPULATE_DIR; `sandox up` binds the same path of its host)",
+			out[i].Source, path, dir), out[i].Bad[0].Reason)
+	}
+}
+
 // TestURLSourcesOnTheAllowlist shows URL sources whose host the allowlist
 // refuses reported and skipped, nothing fetched, while an allowed one
 // loads; and a redirect from an allowed host to one that is not refused

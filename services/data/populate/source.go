@@ -84,7 +84,7 @@ func (f *fetcher) files(ctx context.Context, src string) ([]file, error) {
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, err)
+		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, readable(err))
 	}
 	if !info.IsDir() {
 		return []file{localFile(src, path)}, nil
@@ -99,7 +99,7 @@ func (f *fetcher) files(ctx context.Context, src string) ([]file, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, err)
+		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, readable(err))
 	}
 	return out, nil
 }
@@ -117,13 +117,16 @@ func (f *fetcher) local(src string) (string, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(f.dir, path)
 	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", fmt.Errorf("%w %s: %w", ErrSource, src, err)
-	}
 	root, err := filepath.EvalSymlinks(f.dir)
 	if err != nil {
-		return "", fmt.Errorf("%w %s: %w", ErrSource, src, err)
+		return "", fmt.Errorf("%w %s: the population directory %s: %w", ErrSource, src, f.dir, err)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w %s: no file %s: local sources are read from the population directory %s (SANDOX_POPULATE_DIR; `sandox up` binds the same path of its host)", ErrSource, src, path, f.dir)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %w", ErrSource, src, readable(err))
 	}
 	rel, err := filepath.Rel(root, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
@@ -150,7 +153,22 @@ func (f *fetcher) allowed(src, rawURL string) error {
 }
 
 func localFile(name, path string) file {
-	return file{Name: name, Open: func(context.Context) (io.ReadCloser, error) { return os.Open(path) }}
+	return file{Name: name, Open: func(context.Context) (io.ReadCloser, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, readable(err)
+		}
+		return f, nil
+	}}
+}
+
+// readable adds to a permission error the user the data service runs as,
+// which must be able to read the file (uid 10002 under `sandox up`).
+func readable(err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("not readable by the data service's uid %d (make it readable by that user): %w", os.Getuid(), err)
+	}
+	return err
 }
 
 func (f *fetcher) get(ctx context.Context, url string) (io.ReadCloser, error) {
@@ -190,10 +208,16 @@ func (f *fetcher) client(ctx context.Context) (*s3.Client, error) {
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: s3 config: %w", ErrSource, err)
+		return nil, fmt.Errorf("s3 config: %w", err)
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
+	}
+	// Without credentials every request would fail with the chain's
+	// last attempt (often the instance metadata endpoint); say where they
+	// come from instead.
+	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		return nil, fmt.Errorf("no AWS credentials: the data service reads AWS_* and the shared config and credentials files (docs/databases.md): %w", err)
 	}
 	f.s3c = s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
@@ -218,7 +242,7 @@ func (f *fetcher) s3Files(ctx context.Context, src string) ([]file, error) {
 	}
 	c, err := f.client(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w %s: %w", ErrSource, src, err)
 	}
 	open := func(k string) file {
 		return file{Name: "s3://" + bucket + "/" + k, Open: func(ctx context.Context) (io.ReadCloser, error) {

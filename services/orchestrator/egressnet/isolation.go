@@ -41,14 +41,24 @@ func NewIsolation(natsSocket, network string, shards *Shards, proxies *egress.Pr
 	return &Isolation{natsSocket: natsSocket, network: network, shards: shards, proxies: proxies, log: log}
 }
 
-// Resolve returns a sandbox's egress policy, checked.
-func (i *Isolation) Resolve(group, sandbox *schemas.Egress) (schemas.Egress, error) {
-	e := schemas.ResolveEgress(group, sandbox)
+// Check checks an egress policy as written: its fields
+// (schemas.Egress.Validate) and its allowlist's destinations.
+func Check(e schemas.Egress) error {
 	if err := e.Validate(); err != nil {
-		return e, err
+		return err
 	}
 	if _, err := egress.ParseAllowlist(e.Allow); err != nil {
-		return e, schemas.Errorf(schemas.CodeBadRequest, "egress allowlist: %v", err)
+		return schemas.Errorf(schemas.CodeBadRequest, "egress allowlist: %v", err)
+	}
+	return nil
+}
+
+// Resolve returns a sandbox's egress policy, checked, and refuses a
+// policy this isolation cannot build.
+func (i *Isolation) Resolve(group, sandbox *schemas.Egress) (schemas.Egress, error) {
+	e := schemas.ResolveEgress(group, sandbox)
+	if err := Check(e); err != nil {
+		return e, err
 	}
 	if e.Policy != schemas.EgressNone && i.natsSocket == "" {
 		return e, schemas.Errorf(schemas.CodeUnsupported, "egress %s needs sandboxes reaching NATS through its socket (NATSSocket)", e.Policy)

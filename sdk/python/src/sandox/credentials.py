@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,24 @@ def default_url() -> str:
     """Returns $SANDOX_NATS_URL, or nats://127.0.0.1:4222 (where `sandox up`
     listens)."""
     return os.environ.get(URL_ENV, "") or DEFAULT_URL
+
+
+def server_list(url: str | Sequence[str]) -> list[str]:
+    """Returns the server URLs of a url setting: a list of URLs, or one
+    string of comma-separated URLs ("nats://a:4222,nats://b:4222"), as the
+    Go client takes them (nats.Connect) and as $SANDOX_NATS_URL may hold
+    them. Spaces around each are dropped. Raises ValueError for an empty
+    list or an empty entry."""
+    if isinstance(url, str):
+        parts = url.split(",")
+    elif isinstance(url, Sequence) and all(isinstance(u, str) for u in url):
+        parts = [p for u in url for p in u.split(",")]
+    else:
+        raise ValueError(f"NATS url {url!r}: want a URL, comma-separated URLs, or a list of URLs")
+    urls = [p.strip() for p in parts]
+    if not urls or any(not u for u in urls):
+        raise ValueError(f"NATS url {url!r}: an empty server URL")
+    return urls
 
 
 # A decorated block of a .creds file: a dashed header line, the content,

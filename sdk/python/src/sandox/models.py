@@ -131,6 +131,7 @@ class Egress(SentModel):
 
     policy: Literal["none", "allowlist", "open"]
     allow: list[str] | None = Field(default=None)
+    package_index: str | None = Field(default=None)
 
 
 Placement = Literal["spread", "pack"]

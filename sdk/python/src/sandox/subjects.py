@@ -15,7 +15,7 @@ HEADER_CALLER_SIG = "Sandox-Caller-Sig"
 
 # The event kinds after which a batch in flight will not be answered
 # (schemas.EventKind.LosesBatches in Go).
-LOSES_BATCHES = frozenset({"start_failed", "restarted", "exited", "ended"})
+LOSES_BATCHES = frozenset({"start_failed", "restarted", "exited", "expired", "ended"})
 
 
 def command(kind: str) -> str:

@@ -153,7 +153,9 @@ class SandboxGroup:
         egress: config.EgressLike = None,
         pool: PoolSpec | dict[str, Any] | None = None,
         placement: str | None = None,
-        url: str = "",
+        ttl: config.Seconds | None = None,
+        keep_database_data: bool = False,
+        url: str | Sequence[str] = "",
         credentials: str = "",
         nc: Client | None = None,
         command_timeout: float = COMMAND_TIMEOUT,
@@ -173,6 +175,8 @@ class SandboxGroup:
             egress=egress,
             pool=pool,
             placement=placement,
+            ttl=ttl,
+            keep_database_data=keep_database_data,
             url=url,
             credentials=credentials,
             nc=nc,
@@ -229,9 +233,18 @@ class SandboxGroup:
         attached_databases: config.AccessLike = None,
         timeout: float | None = None,
         egress: config.EgressLike = None,
+        *,
+        ttl: config.Seconds | None = None,
+        idle_timeout: config.Seconds | None = None,
     ) -> Sandbox:
-        """Creates a sandbox in the group (not started: call its start())."""
-        sb = _loop.run(self._inner.create_sandbox(id, tools, compute_resources, attached_databases, timeout, egress))
+        """Creates a sandbox in the group (not started: call its start()).
+        The arguments are aio.SandboxGroup.create_sandbox's: ttl and
+        idle_timeout bound its lifetime (docs/python.md#lifetimes)."""
+        sb = _loop.run(
+            self._inner.create_sandbox(
+                id, tools, compute_resources, attached_databases, timeout, egress, ttl=ttl, idle_timeout=idle_timeout
+            )
+        )
         return self._wrap(sb)  # type: ignore[return-value]
 
     def sandbox(self, id: str) -> Sandbox | None:

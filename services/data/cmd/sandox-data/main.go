@@ -12,7 +12,9 @@
 // unset),
 // and SANDOX_EMBED_URL, SANDOX_EMBED_MODEL, SANDOX_EMBED_KEY,
 // SANDOX_EMBED_DIM for an OpenAI-compatible embedding endpoint (the
-// offline hashing embedder otherwise).
+// offline hashing embedder otherwise). s3:// population sources read the
+// AWS SDK's own AWS_* variables and shared files (services/data/awsenv
+// says which `sandox up` passes).
 package main
 
 import (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -18,7 +19,7 @@ from nats.aio.client import Client
 from pydantic import ValidationError
 
 from .. import subjects
-from ..credentials import Caller, default_credentials, default_url, load_caller
+from ..credentials import Caller, default_credentials, default_url, load_caller, server_list
 from ..errors import (
     BadRequestError,
     InternalError,
@@ -42,9 +43,11 @@ CONNECT_TIMEOUT = 10.0
 class Options:
     """How a group reaches sandox. Empty url and credentials take the
     defaults: $SANDOX_NATS_URL or nats://127.0.0.1:4222, and
-    $SANDOX_NATS_CREDS or the client credentials `sandox up` wrote."""
+    $SANDOX_NATS_CREDS or the client credentials `sandox up` wrote. url
+    (or $SANDOX_NATS_URL) names one server, or several of a cluster: a
+    list, or comma-separated in one string (credentials.server_list)."""
 
-    url: str = ""
+    url: str | Sequence[str] = ""
     credentials: str = ""
     nc: Client | None = None
     command_timeout: float = COMMAND_TIMEOUT
@@ -56,6 +59,11 @@ class Options:
         for name in ("command_timeout", "action_timeout", "connect_timeout"):
             if getattr(self, name) <= 0:
                 raise BadRequestError(f"{name} must be positive")
+        if not isinstance(self.url, str) or self.url:  # "" is the default; [] is no server
+            try:
+                server_list(self.url)
+            except ValueError as e:
+                raise BadRequestError(str(e)) from e
 
 
 class Conn:
@@ -74,7 +82,11 @@ class Conn:
         does not answer within opts.connect_timeout."""
         if opts.nc is not None:
             return cls(opts, opts.nc, owned=False)
-        url = opts.url or default_url()
+        try:
+            servers = server_list(opts.url or default_url())
+        except ValueError as e:
+            raise BadRequestError(str(e)) from e
+        url = ",".join(servers)
         creds = opts.credentials or default_credentials()
         nc = Client()
         last: list[BaseException] = []
@@ -89,7 +101,7 @@ class Conn:
             except (OSError, ValueError) as e:
                 raise BadRequestError(str(e)) from e
         kwargs: dict = {
-            "servers": url,
+            "servers": servers,
             "name": "sandox-sdk-python",
             "max_reconnect_attempts": -1,
             "error_cb": on_error,

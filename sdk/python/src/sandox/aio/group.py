@@ -39,6 +39,17 @@ class SandboxGroup:
 
     placement says how the group's sandboxes are spread over the
     orchestrator's hosts (Docker engines): "spread" (the default) or "pack".
+
+    ttl (seconds or a timedelta) ends the group and all its sandboxes that
+    long after start_sandbox_group registers it (an expired event with
+    reason "group_ttl" for each sandbox); None or 0 is no limit.
+    keep_database_data keeps the group's database volumes when it ends,
+    so that a group of the same id starts with the same data; by default
+    they are deleted with it.
+
+    url is the NATS server, or several of one cluster: a list, or one
+    string of comma-separated URLs ("nats://a:4222,nats://b:4222"), as
+    $SANDOX_NATS_URL may be.
     """
 
     def __init__(
@@ -54,7 +65,9 @@ class SandboxGroup:
         egress: config.EgressLike = None,
         pool: PoolSpec | dict[str, Any] | None = None,
         placement: str | None = None,
-        url: str = "",
+        ttl: config.Seconds | None = None,
+        keep_database_data: bool = False,
+        url: str | Sequence[str] = "",
         credentials: str = "",
         nc: Client | None = None,
         command_timeout: float = COMMAND_TIMEOUT,
@@ -85,6 +98,8 @@ class SandboxGroup:
             egress,
             pool,
             placement,
+            ttl,
+            keep_database_data,
         )
         self._conn: Conn | None = None
         self._dialing = asyncio.Lock()
@@ -137,14 +152,24 @@ class SandboxGroup:
         attached_databases: config.AccessLike = None,
         timeout: float | None = None,
         egress: config.EgressLike = None,
+        *,
+        ttl: config.Seconds | None = None,
+        idle_timeout: config.Seconds | None = None,
     ) -> Sandbox:
         """Creates a sandbox in the group: its image is built with the
         group's and its own tools (or reused when the same tool set was
         built before) and its container is created. It does not start it.
         compute_resources replace the group's defaults field by field;
         attached_databases replace the group's default database access, and
-        egress the group's egress policy (docs/security.md)."""
-        spec = config.sandbox_spec(id, tools, compute_resources, attached_databases, egress)
+        egress the group's egress policy (docs/security.md).
+
+        ttl (seconds or a timedelta) ends the sandbox that long after its
+        creation, running or not; idle_timeout ends it, once running, after
+        that long without an action batch (counted from its start, then
+        from its last batch). Each ends it with an expired event whose
+        reason is "ttl" or "idle_timeout"; None or 0 is no limit
+        (docs/python.md#lifetimes)."""
+        spec = config.sandbox_spec(id, tools, compute_resources, attached_databases, egress, ttl, idle_timeout)
         c = await self._link()
         res = await c.command(
             new_command(kind="create_sandbox", group_id=self.id, sandbox_id=id, sandbox=spec), timeout
