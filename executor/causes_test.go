@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/tools"
 )
 
 func TestWireErrorKeepsTheCause(t *testing.T) {
@@ -20,7 +19,7 @@ func TestWireErrorKeepsTheCause(t *testing.T) {
 		cause   error
 		message string
 	}{
-		{"a tool's class", fmt.Errorf("read a.txt: %w", tools.ErrInvalidArgs), schemas.CodeInvalidArgs, tools.ErrInvalidArgs, "read a.txt: invalid arguments"},
+		{"a tool's class", fmt.Errorf("read a.txt: %w", schemas.CodeInvalidArgs), schemas.CodeInvalidArgs, schemas.CodeInvalidArgs, "read a.txt: invalid arguments"},
 		{"a deadline", fmt.Errorf("run: %w", context.DeadlineExceeded), schemas.CodeTimeout, context.DeadlineExceeded, "run: context deadline exceeded (the action ran past its time limit)"},
 		{"anything else", errors.New("boom"), schemas.CodeToolError, nil, "boom"},
 	}

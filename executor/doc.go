@@ -7,8 +7,8 @@
 // orchestrator on sandbox.<id>.notice.
 //
 // The tools are the built-in families the executor's environment names
-// (schemas.ExecutorEnv.Families, opened from the module list in package
-// tools/builtin) and the user's Python tool files; the ping's answer lists
+// (schemas.ExecutorEnv.Families, as listed in package tools/catalog and
+// opened by package tools/builtin) and the user's Python tool files; the ping's answer lists
 // the modules served (schemas.ExecutorReady).
 //
 // Batches run one at a time: the tools are stateful (a shell's working

@@ -25,8 +25,8 @@ func TestPreopenTools(t *testing.T) {
 	env := tools.Env{Executor: schemas.ExecutorEnv{SandboxID: "pool-0123", Families: families, Workspace: t.TempDir()}, Request: request}
 	pending, err := PreopenTools(ctx, env)
 	require.NoError(t, err)
-	for i, m := range pending.mods {
-		assert.Equal(t, m.NeedsIdentity, pending.opened[i] == nil, "family %s opened before the claim: %v", m.Name, pending.opened[i] != nil)
+	for i, f := range pending.fams {
+		assert.Equal(t, f.NeedsIdentity, pending.opened[i] == nil, "family %s opened before the claim: %v", f.Name, pending.opened[i] != nil)
 	}
 
 	env.Executor.SandboxID, env.Executor.GroupID = "sb1", "g1"

@@ -16,8 +16,8 @@ import (
 )
 
 // Tools builds the registry of a sandbox: the built-in families that
-// env.Executor.Families names (builtin.Default when it names none), opened
-// in the order of the module list, then the user's Python tool files from
+// env.Executor.Families names (catalog.Default when it names none), opened
+// in the order of the catalog, then the user's Python tool files from
 // env.Executor.ToolsDir, whose Python tool host starts on first need (an
 // action naming one of their modules or a bare function, or a tools
 // listing): see tools.Registry.AddLazy. A tool file that fails to import is
@@ -34,22 +34,22 @@ func Tools(ctx context.Context, env tools.Env) (*tools.Registry, func(), error) 
 
 // PendingTools are the families of a sandbox opened ahead of its identity:
 // a pooled executor opens, while it waits for its claim, every family that
-// does not bind the sandbox's id (tools.Module.NeedsIdentity), and the rest
+// does not bind the sandbox's id (catalog.Family.NeedsIdentity), and the rest
 // once claimed (Finish). A family's Open runs no action, so a pooled
 // sandbox still has never run one.
 type PendingTools struct {
 	env  tools.Env
-	mods []tools.Module
-	// opened holds, per module of mods, what Open gave; nil where the
-	// module waits for the identity.
+	fams []builtin.Family
+	// opened holds, per family of fams, what Open gave; nil where the
+	// family waits for the identity.
 	opened []*tools.Opened
 }
 
 // PreopenTools opens the families env.Executor.Families names that need
-// no identity, in the order of the module list. On error whatever was
+// no identity, in the order of the catalog. On error whatever was
 // opened is closed again.
 func PreopenTools(ctx context.Context, env tools.Env) (*PendingTools, error) {
-	mods, err := builtin.Select(env.Executor.Families)
+	fams, err := builtin.Select(env.Executor.Families)
 	if err != nil {
 		return nil, err
 	}
@@ -59,9 +59,9 @@ func PreopenTools(ctx context.Context, env tools.Env) (*PendingTools, error) {
 	if env.Dir == nil {
 		env.Dir = tools.NewWorkDir(env.Executor.Workspace)
 	}
-	p := &PendingTools{env: env, mods: mods, opened: make([]*tools.Opened, len(mods))}
-	for i, m := range mods {
-		if m.NeedsIdentity {
+	p := &PendingTools{env: env, fams: fams, opened: make([]*tools.Opened, len(fams))}
+	for i, f := range fams {
+		if f.NeedsIdentity {
 			continue
 		}
 		if err := p.open(ctx, i, env); err != nil {
@@ -90,7 +90,7 @@ func (p *PendingTools) Finish(ctx context.Context, env tools.Env) (*tools.Regist
 	if env.Log == nil {
 		env.Log = p.env.Log
 	}
-	for i := range p.mods {
+	for i := range p.fams {
 		if p.opened[i] != nil {
 			continue
 		}
@@ -122,11 +122,11 @@ func (p *PendingTools) Finish(ctx context.Context, env tools.Env) (*tools.Regist
 	return reg, closeAll, nil
 }
 
-// open opens module i of p with env.
+// open opens family i of p with env.
 func (p *PendingTools) open(ctx context.Context, i int, env tools.Env) error {
-	opened, err := p.mods[i].Open(ctx, env)
+	opened, err := p.fams[i].Open(ctx, env)
 	if err != nil {
-		return fmt.Errorf("open tool family %s: %w", p.mods[i].Name, err)
+		return fmt.Errorf("open tool family %s: %w", p.fams[i].Name, err)
 	}
 	p.opened[i] = &opened
 	return nil

@@ -1,9 +1,12 @@
 package schemas
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +79,50 @@ func TestErrorCauseStaysHome(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &back))
 	assert.ErrorIs(t, &back, CodeNotFound, "the class survives the wire")
 	assert.NotErrorIs(t, &back, errCause, "the cause does not travel")
+}
+
+// TestErrorCodeIsAnError checks the codes as error classes: wrapped with
+// fmt.Errorf, matched with errors.Is, found by CodeOf, said in words in
+// messages and written as the code in JSON and logs.
+func TestErrorCodeIsAnError(t *testing.T) {
+	wrapped := fmt.Errorf("tool %q: %w", "x", CodeNotFound)
+	assert.ErrorIs(t, wrapped, CodeNotFound)
+	assert.NotErrorIs(t, wrapped, CodeBadRequest)
+	assert.EqualError(t, wrapped, `tool "x": not found`)
+	code, ok := CodeOf(wrapped)
+	assert.True(t, ok)
+	assert.Equal(t, CodeNotFound, code)
+
+	code, ok = CodeOf(fmt.Errorf("outer: %w", Errorf(CodeConflict, "inner: %w", CodeNotFound)))
+	assert.True(t, ok)
+	assert.Equal(t, CodeConflict, code, "an *Error's code comes first")
+	_, ok = CodeOf(errCause)
+	assert.False(t, ok)
+	_, ok = CodeOf(nil)
+	assert.False(t, ok)
+
+	words := map[ErrorCode]string{
+		CodeBadRequest: "bad request", CodeNotFound: "not found", CodeAlreadyExists: "already exists",
+		CodeInvalidArgs: "invalid arguments", CodeInternal: "internal error", CodeResourceExhausted: "resource exhausted",
+		CodeToolError: "tool error", CodeTimeout: "timeout",
+	}
+	for c, w := range words {
+		assert.EqualError(t, c, w)
+	}
+	for _, c := range ErrorCodes {
+		assert.NotEmpty(t, c.Error())
+		data, err := json.Marshal(c)
+		require.NoError(t, err)
+		assert.Equal(t, `"`+string(c)+`"`, string(data))
+		var back ErrorCode
+		require.NoError(t, json.Unmarshal(data, &back))
+		assert.Equal(t, c, back)
+	}
+	assert.Equal(t, "not_found: gone", Errorf(CodeNotFound, "gone").Error(), "an *Error says its code")
+
+	var text, js bytes.Buffer
+	slog.New(slog.NewTextHandler(&text, nil)).Info("m", "code", CodeNotFound)
+	slog.New(slog.NewJSONHandler(&js, nil)).Info("m", "code", CodeNotFound)
+	assert.Contains(t, text.String(), "code=not_found")
+	assert.Contains(t, js.String(), `"code":"not_found"`)
 }

@@ -1,17 +1,59 @@
 package schemas
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
-// ErrorCode is the stable, machine-readable class of an error on the wire.
-// The SDK maps each code back to a Go sentinel error. In process, a code is
-// itself an error, so errors.Is(err, CodeNotFound) tests an *Error's class.
+// ErrorCode is the stable, machine-readable class of an error on the wire,
+// and the one set of error classes in process, in the manner of
+// containerd's errdefs: a code is itself an error, so a component wraps it
+// with the detail the caller lacks,
+//
+//	fmt.Errorf("tool %q: %w", name, schemas.CodeNotFound)
+//
+// and errors.Is(err, schemas.CodeNotFound) tests the class, of such an
+// error or of an *Error with that code. CodeOf gives the class of an error.
+// The SDK's sentinels (sdk.ErrNotFound, …) are these values.
 type ErrorCode string
 
-// Error implements the error interface: the code is the class of an *Error.
-func (c ErrorCode) Error() string { return string(c) }
+// Error implements the error interface. It says the class in words ("not
+// found", "invalid arguments"), for messages that wrap it; the code itself
+// is the string value, which is what JSON and logs carry (MarshalText,
+// MarshalJSON).
+func (c ErrorCode) Error() string {
+	switch c {
+	case CodeInvalidArgs:
+		return "invalid arguments"
+	case CodeInternal:
+		return "internal error"
+	}
+	return strings.ReplaceAll(string(c), "_", " ")
+}
+
+// MarshalText returns the code, so that text encodings (and log/slog's
+// text handler) write "not_found", not the words Error says.
+func (c ErrorCode) MarshalText() ([]byte, error) { return []byte(c), nil }
+
+// MarshalJSON returns the code as a JSON string, so that log/slog's JSON
+// handler writes the code rather than the words Error says.
+func (c ErrorCode) MarshalJSON() ([]byte, error) { return json.Marshal(string(c)) }
+
+// CodeOf returns the class of err: the code of the first *Error in its
+// chain, else the first ErrorCode it wraps; false when it has neither.
+func CodeOf(err error) (ErrorCode, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code, true
+	}
+	var c ErrorCode
+	if errors.As(err, &c) {
+		return c, true
+	}
+	return "", false
+}
 
 // The error codes. New codes may be added; existing ones never change meaning.
 const (
@@ -43,7 +85,7 @@ type Error struct {
 }
 
 // Error implements the error interface.
-func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 // Is reports whether target is e's class, its ErrorCode.
 func (e *Error) Is(target error) bool {

@@ -181,3 +181,35 @@ func ValidateID(kind, id string) error {
 	}
 	return nil
 }
+
+// JobStream keeps what the jobs of every sandbox publish (JobSubjects): a
+// reader resumes a job's output from the last stream sequence it saw. It
+// captures only the jobs' own messages: job control goes through action
+// batches, so no request is swallowed.
+const JobStream = "SANDOX_JOBS"
+
+// JobStreamSubjects are the subjects JobStream captures.
+const JobStreamSubjects = "sandbox.*.jobs.>"
+
+// JobSubject is where a sandbox's job publishes messages of kind
+// (JobStartKind, JobOutputKind, JobExitKind).
+func JobSubject(sandboxID, jobID, kind string) string {
+	return "sandbox." + sandboxID + ".jobs." + jobID + "." + kind
+}
+
+// JobSubjects matches every message of one job.
+func JobSubjects(sandboxID, jobID string) string {
+	return "sandbox." + sandboxID + ".jobs." + jobID + ".>"
+}
+
+// SandboxJobSubjects matches every message of every job of one sandbox:
+// the only job subjects its identity may publish.
+func SandboxJobSubjects(sandboxID string) string { return "sandbox." + sandboxID + ".jobs.>" }
+
+// JobNotifySubject is where a job started with a notify name also
+// publishes its JobExit. It lies under sandox.evt., so SANDOX_EVENTS
+// records it and clients may subscribe to it; the sandbox's identity may
+// publish under its own sandbox id only.
+func JobNotifySubject(sandboxID, notify string) string {
+	return "sandox.evt.job." + sandboxID + "." + notify
+}

@@ -2,42 +2,35 @@ package sdk
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/sandox/sandox/schemas"
 )
 
 // The error classes. Every error the SDK returns for a refused request wraps
-// one of them; test with errors.Is.
+// one of them; test with errors.Is. Those a component answers with are the
+// wire codes themselves (schemas.ErrorCode, whose Error says the class in
+// words: "not found"); ErrSandboxGone and ErrClosed are the SDK's own.
 var (
-	ErrBadRequest        = errors.New("bad request")         // the request is malformed or invalid
-	ErrNotFound          = errors.New("not found")           // no such group or sandbox
-	ErrAlreadyExists     = errors.New("already exists")      // the id is taken
-	ErrConflict          = errors.New("conflict")            // wrong state for the call
-	ErrSandboxGone       = errors.New("sandbox not running") // the sandbox does not answer
-	ErrTimeout           = errors.New("timeout")             // a deadline passed
-	ErrAccessDenied      = errors.New("access denied")
-	ErrResourceExhausted = errors.New("resource exhausted") // a limit was hit or cannot be granted
-	ErrUnsupported       = errors.New("unsupported")        // the host cannot do it
-	ErrUnavailable       = errors.New("unavailable")        // the orchestrator or NATS is down
-	ErrInternal          = errors.New("internal error")
-	ErrClosed            = errors.New("closed") // the future or group was closed by its owner
+	ErrBadRequest        error = schemas.CodeBadRequest            // the request is malformed or invalid
+	ErrNotFound          error = schemas.CodeNotFound              // no such group or sandbox
+	ErrAlreadyExists     error = schemas.CodeAlreadyExists         // the id is taken
+	ErrConflict          error = schemas.CodeConflict              // wrong state for the call
+	ErrSandboxGone             = errors.New("sandbox not running") // the sandbox does not answer
+	ErrTimeout           error = schemas.CodeTimeout               // a deadline passed
+	ErrAccessDenied      error = schemas.CodeAccessDenied
+	ErrResourceExhausted error = schemas.CodeResourceExhausted // a limit was hit or cannot be granted
+	ErrUnsupported       error = schemas.CodeUnsupported       // the host cannot do it
+	ErrUnavailable       error = schemas.CodeUnavailable       // the orchestrator or NATS is down
+	ErrInternal          error = schemas.CodeInternal
+	ErrClosed                  = errors.New("closed") // the future or group was closed by its owner
 )
 
-var codeErrors = map[schemas.ErrorCode]error{
-	schemas.CodeBadRequest:        ErrBadRequest,
-	schemas.CodeInvalidArgs:       ErrBadRequest,
-	schemas.CodeUnknownTool:       ErrBadRequest,
-	schemas.CodeAmbiguousTool:     ErrBadRequest,
-	schemas.CodeNotFound:          ErrNotFound,
-	schemas.CodeAlreadyExists:     ErrAlreadyExists,
-	schemas.CodeConflict:          ErrConflict,
-	schemas.CodeTimeout:           ErrTimeout,
-	schemas.CodeAccessDenied:      ErrAccessDenied,
-	schemas.CodeResourceExhausted: ErrResourceExhausted,
-	schemas.CodeUnsupported:       ErrUnsupported,
-	schemas.CodeUnavailable:       ErrUnavailable,
-	schemas.CodeInternal:          ErrInternal,
+// badRequests are the codes that are also ErrBadRequest: a refused tool
+// reference or arguments are a bad request too.
+var badRequests = map[schemas.ErrorCode]bool{
+	schemas.CodeInvalidArgs:   true,
+	schemas.CodeUnknownTool:   true,
+	schemas.CodeAmbiguousTool: true,
 }
 
 // Error is an error a sandox component answered with.
@@ -46,12 +39,13 @@ type Error struct {
 	Message string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
-// Is matches the sentinel of the error's code.
+// Is matches the error's code, and ErrBadRequest for the codes of a refused
+// tool reference or arguments.
 func (e *Error) Is(target error) bool {
-	s, ok := codeErrors[e.Code]
-	return ok && s == target
+	c, ok := target.(schemas.ErrorCode)
+	return ok && (c == e.Code || c == schemas.CodeBadRequest && badRequests[e.Code])
 }
 
 func fromWire(e *schemas.Error) error {

@@ -15,6 +15,7 @@ import (
 
 	validator "github.com/google/jsonschema-go/jsonschema"
 	invopop "github.com/invopop/jsonschema"
+	"github.com/sandox/sandox/schemas"
 )
 
 // New builds a built-in Tool whose arguments are the struct type A. The
@@ -80,7 +81,7 @@ func compileArgs(name string, params json.RawMessage) *validator.Resolved {
 }
 
 // decodeArgs validates raw against schema, then decodes it into dst. Errors
-// wrap ErrInvalidArgs and say which argument is wrong.
+// wrap schemas.CodeInvalidArgs and say which argument is wrong.
 func decodeArgs(schema *validator.Resolved, raw json.RawMessage, dst any) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -88,13 +89,13 @@ func decodeArgs(schema *validator.Resolved, raw json.RawMessage, dst any) error 
 	}
 	var doc any
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return fmt.Errorf("%w: args are not valid JSON: %w", ErrInvalidArgs, err)
+		return fmt.Errorf("%w: args are not valid JSON: %w", schemas.CodeInvalidArgs, err)
 	}
 	if err := schema.Validate(doc); err != nil {
-		return fmt.Errorf("%w: %s", ErrInvalidArgs, validationMessage(err))
+		return fmt.Errorf("%w: %s", schemas.CodeInvalidArgs, validationMessage(err))
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidArgs, err)
+		return fmt.Errorf("%w: %w", schemas.CodeInvalidArgs, err)
 	}
 	return nil
 }

@@ -66,37 +66,30 @@ func (t Tool) Describe() schemas.ToolDescription {
 	}
 }
 
-// The error classes a tool returns. Wrap them with the detail the caller
-// lacks (fmt.Errorf("read %q: %w", path, tools.ErrNotFound)); the executor
-// turns them into the observation's error code.
+// A tool's error is classed by the one set of error classes,
+// schemas.ErrorCode: it wraps a code with the detail the caller lacks
+// (fmt.Errorf("%w: old_string occurs twice", schemas.CodeInvalidArgs), or
+// "permission denied: %w" with schemas.CodeAccessDenied, or
+// schemas.CodeUnsupported), and the executor sends that code in the
+// observation. The two classes below have no code of their own: on the
+// wire they are tool_error, as any error a tool returns unclassified.
 var (
-	// ErrInvalidArgs: the arguments do not fit the tool.
-	ErrInvalidArgs = errors.New("invalid arguments")
 	// ErrNotFound: a file, directory, session or process does not exist.
+	// It is not schemas.CodeNotFound, which says a group or a sandbox does
+	// not exist: a missing file is tool_error on the wire.
 	ErrNotFound = errors.New("not found")
-	// ErrAccessDenied: the sandbox may not do this.
-	ErrAccessDenied = errors.New("access denied")
 	// ErrTooLarge: the input or output exceeds a limit.
 	ErrTooLarge = errors.New("too large")
-	// ErrUnsupported: the host or the sandbox cannot do this.
-	ErrUnsupported = errors.New("unsupported")
 )
 
-// ErrorCode maps an error from a tool to its wire code.
+// ErrorCode returns the wire code of an error a tool returned: its class
+// (schemas.CodeOf), else timeout for a passed deadline, else tool_error.
 func ErrorCode(err error) schemas.ErrorCode {
-	var we *schemas.Error
-	switch {
-	case errors.As(err, &we):
-		return we.Code
-	case errors.Is(err, ErrInvalidArgs):
-		return schemas.CodeInvalidArgs
-	case errors.Is(err, ErrAccessDenied):
-		return schemas.CodeAccessDenied
-	case errors.Is(err, ErrUnsupported):
-		return schemas.CodeUnsupported
-	case errors.Is(err, context.DeadlineExceeded):
-		return schemas.CodeTimeout
-	default:
-		return schemas.CodeToolError
+	if c, ok := schemas.CodeOf(err); ok {
+		return c
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return schemas.CodeTimeout
+	}
+	return schemas.CodeToolError
 }

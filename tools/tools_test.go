@@ -47,7 +47,7 @@ func TestNewValidatesArgs(t *testing.T) {
 				require.Equal(t, tt.wantOut, res.Stdout, "stdout")
 				return
 			}
-			require.ErrorIs(t, err, ErrInvalidArgs)
+			require.ErrorIs(t, err, schemas.CodeInvalidArgs)
 			require.ErrorContains(t, err, tt.wantErr)
 			require.Equal(t, schemas.CodeInvalidArgs, ErrorCode(err), "error code")
 		})

@@ -2,7 +2,9 @@
 // process: an embedded NATS server on a free port and an executor.Server
 // with the built-in tool families and the test's Python tool files. No
 // container and no orchestrator take part, so the sandbox can be reached by
-// its subjects (actions, tools, ping) but not by lifecycle commands.
+// its subjects (actions, tools, ping) but not by lifecycle commands. The
+// server holds the SANDOX_JOBS stream, so the terminal family's jobs work
+// as in a real sandbox.
 package executortest
 
 import (
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/internal/poll"
@@ -54,6 +57,19 @@ func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 	}
 	t.Cleanup(nc.Close)
 
+	// The jobs' stream, as the orchestrator makes it (only what the jobs
+	// need of it): terminal_tools' jobs publish into it.
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatalf("jetstream: %v", err)
+	}
+	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{
+		Name: schemas.JobStream, Subjects: []string{schemas.JobStreamSubjects},
+		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute,
+	}); err != nil {
+		t.Fatalf("create stream %s: %v", schemas.JobStream, err)
+	}
+
 	toolsDir, workspace := t.TempDir(), t.TempDir()
 	for name, src := range toolFiles {
 		if err := os.WriteFile(filepath.Join(toolsDir, name), []byte(src), 0o644); err != nil {
@@ -65,6 +81,7 @@ func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 	reg, closeTools, err := executor.Tools(ctx, tools.Env{
 		Executor: schemas.ExecutorEnv{SandboxID: id, ToolsDir: toolsDir, Workspace: workspace},
 		Log:      log,
+		Publish:  executor.Publisher(func() *nats.Conn { return nc }),
 	})
 	if err != nil {
 		cancel()

@@ -42,6 +42,9 @@ var Messages = map[string]any{
 	"database_reply":   schemas.DatabaseReply{},
 	"population_event": schemas.PopulationEvent{},
 	"populate_reply":   schemas.PopulateReply{},
+	"job_info":         schemas.JobInfo{},
+	"job_output":       schemas.JobOutput{},
+	"job_exit":         schemas.JobExit{},
 }
 
 //go:embed *.schema.json

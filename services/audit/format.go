@@ -40,7 +40,7 @@ func WriteSession(w io.Writer, turns []Turn) error {
 		case t.Answered == nil:
 			fmt.Fprintf(w, "%28s no observations recorded: the batch was lost or is still running\n", "")
 		case t.Refused != nil:
-			fmt.Fprintf(w, "%28s refused at %s: %s: %s\n", "", t.Answered.Time.Format("15:04:05.000"), t.Refused.Code, oneLine(t.Refused.Message, 100))
+			fmt.Fprintf(w, "%28s refused at %s: %s: %s\n", "", t.Answered.Time.Format("15:04:05.000"), string(t.Refused.Code), oneLine(t.Refused.Message, 100))
 		default:
 			fmt.Fprintf(w, "%28s answered at %s (%s later)\n", "", t.Answered.Time.Format("15:04:05.000"), t.Answered.Time.Sub(t.Entry.Time).Round(time.Millisecond))
 		}
@@ -121,7 +121,7 @@ func callerText(c schemas.Caller) string {
 func observed(o schemas.Observation) string {
 	switch {
 	case o.Error != nil:
-		return fmt.Sprintf("error %s: %s", o.Error.Code, oneLine(o.Error.Message, 80))
+		return fmt.Sprintf("error %s: %s", string(o.Error.Code), oneLine(o.Error.Message, 80))
 	case len(o.Return) > 0:
 		return "returned " + oneLine(string(o.Return), 80)
 	case o.ExitCode != nil:

@@ -94,7 +94,7 @@ func TestSandboxPermissions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "done", string(resp.Data))
 
-	subs := []string{">", "sandbox.sb-b.>", "sandbox.sb-b.actions", "_INBOX.>", "sandox.>", "sandox.evt.>", "$JS.API.>", "$KV.>", "$SYS.>"}
+	subs := []string{">", "sandbox.sb-b.>", "sandbox.sb-b.actions", "sandbox.sb-b.jobs.>", "sandbox.*.jobs.>", "sandox.evt.job.>", "_INBOX.>", "sandox.>", "sandox.evt.>", "$JS.API.>", "$KV.>", "$SYS.>"}
 	for _, subject := range subs {
 		t.Run("subscribe "+subject, func(t *testing.T) {
 			_, err := sb.SubscribeSync(subject)
@@ -102,13 +102,27 @@ func TestSandboxPermissions(t *testing.T) {
 			violation(t, sbErrs, "subscription", subject)
 		})
 	}
-	pubs := []string{"sandbox.sb-b.actions", "sandox.cmd.end_group", "sandox.auth.mint", "$JS.API.INFO", "$KV.sandox_sandboxes.sb-a", "sandbox.sb-a.actions"}
+	pubs := []string{"sandbox.sb-b.actions", "sandbox.sb-b.jobs.j1.out", "sandbox.sb-b.jobs.j1.exit", "sandox.evt.job.sb-b.done", "sandox.evt.job.sb-a.done.more", "sandox.cmd.end_group", "sandox.auth.mint", "$JS.API.INFO", "$KV.sandox_sandboxes.sb-a", "sandbox.sb-a.actions"}
 	for _, subject := range pubs {
 		t.Run("publish "+subject, func(t *testing.T) {
 			require.NoError(t, sb.Publish(subject, []byte("x")))
 			violation(t, sbErrs, "publish", subject)
 		})
 	}
+	// Its own jobs' messages and notify records get through.
+	control, _ := conn(t, url, mint(t, a, auth.RoleControl, ""))
+	jobs, err := control.SubscribeSync("sandbox.sb-a.jobs.>")
+	require.NoError(t, err)
+	notify, err := control.SubscribeSync("sandox.evt.job.sb-a.*")
+	require.NoError(t, err)
+	require.NoError(t, control.Flush())
+	require.NoError(t, sb.Publish("sandbox.sb-a.jobs.j1.out", []byte("x")))
+	require.NoError(t, sb.Publish("sandox.evt.job.sb-a.done", []byte("x")))
+	_, err = jobs.NextMsg(2 * time.Second)
+	require.NoError(t, err, "the sandbox publishes its own job output")
+	_, err = notify.NextMsg(2 * time.Second)
+	require.NoError(t, err, "the sandbox publishes its own jobs' notify records")
+
 	// Still working after every refusal.
 	resp, err = client.Request("sandbox.sb-a.actions", []byte("{}"), 2*time.Second)
 	require.NoError(t, err)
@@ -125,6 +139,8 @@ func TestClientPermissions(t *testing.T) {
 	}{
 		{"client writes a bucket", auth.RoleClient, "publish", "$KV.sandox_sandboxes.sb-a"},
 		{"client sends a notice", auth.RoleClient, "publish", "sandbox.sb-a.notice"},
+		{"client forges job output", auth.RoleClient, "publish", "sandbox.sb-a.jobs.j1.out"},
+		{"client forges a job's exit", auth.RoleClient, "publish", "sandox.evt.job.sb-a.done"},
 		{"client deletes a stream", auth.RoleClient, "publish", "$JS.API.STREAM.DELETE.SANDOX_EVENTS"},
 		{"client takes commands", auth.RoleClient, "publish", "$JS.API.CONSUMER.MSG.NEXT.SANDOX_COMMANDS.orchestrator"},
 		{"client mints identities", auth.RoleClient, "publish", auth.MintSubject},

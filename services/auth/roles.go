@@ -31,7 +31,8 @@ const (
 	// RoleSandbox is one sandbox's executor: it subscribes to
 	// sandbox.<id>.> only, and publishes replies to requests it received,
 	// the audit records of its own batches and answers, its readiness
-	// announcement, and requests to the control-plane services (schemas.SandboxServiceSubjects).
+	// announcement, its jobs' messages (sandbox.<id>.jobs.>,
+	// sandox.evt.job.<id>.*), and requests to the control-plane services (schemas.SandboxServiceSubjects).
 	RoleSandbox Role = "sandbox"
 	// RoleSearch is the web search service: it takes requests on
 	// schemas.SearchSubjects (one subject per sandbox) and publishes only
@@ -123,6 +124,10 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 			schemas.BatchRecordSubject(sandboxID),
 			schemas.ObservationSubject(sandboxID, "*"),
 			schemas.ReadySubject(sandboxID),
+			// Its jobs' messages (kept in schemas.JobStream) and their
+			// exit records on the notify subjects it names.
+			schemas.SandboxJobSubjects(sandboxID),
+			schemas.JobNotifySubject(sandboxID, "*"),
 		)
 		p.Pub.Allow.Add(schemas.SandboxServiceSubjects(sandboxID)...)
 		if len(grants) > 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
 )
 
@@ -71,6 +72,8 @@ func (p *pages) fragment(name string, data any) (string, error) {
 }
 
 var funcs = template.FuncMap{
+	// code shows an error's wire code (tool_error), not its class in words.
+	"code": func(c schemas.ErrorCode) string { return string(c) },
 	"bytes": func(n int64) string { // a limit: "—" for none
 		if n == 0 {
 			return "—"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -186,7 +187,10 @@ func TestServicePopulates(t *testing.T) {
 	assert.Equal(t, 7, reply.Sources[1].Loaded)
 	assert.Equal(t, 4, reply.Sources[2].Loaded)
 	require.Len(t, reply.Sources[3].Bad, 1)
-	assert.Contains(t, reply.Sources[3].Bad[0].Reason, "no such file")
+	// A missing local source names the path looked for and where local
+	// sources are read from.
+	assert.Contains(t, reply.Sources[3].Bad[0].Reason, "no file "+filepath.Join(b.dir, "missing.csv"))
+	assert.Contains(t, reply.Sources[3].Bad[0].Reason, "local sources are read from the population directory "+b.dir)
 
 	ev, err := events.NextMsg(5 * time.Second)
 	require.NoError(t, err)

@@ -49,7 +49,7 @@ func observationText(o schemas.Observation) string {
 		section("return: ", string(o.Return))
 	}
 	if o.Error != nil {
-		section("", fmt.Sprintf("error (%s): %s", o.Error.Code, o.Error.Message))
+		section("", fmt.Sprintf("error (%s): %s", string(o.Error.Code), o.Error.Message))
 	}
 	for _, l := range o.LimitsHit {
 		section("", fmt.Sprintf("[limit hit: %s: %s]", l.Resource, l.Message))

@@ -138,6 +138,8 @@ func TestCallToolRunsOneActionBatch(t *testing.T) {
 		{name: "user tool returns", tool: "user_tools.shout", args: map[string]any{"text": "hi", "times": 2}, wantText: `return: "HI HI"`, wantReturn: `"HI HI"`},
 		{name: "terminal stdout", tool: "terminal_tools.run", args: map[string]any{"command": "echo out; echo err >&2"}, wantText: "out"},
 		{name: "terminal still running", tool: "terminal_tools.run", args: map[string]any{"command": "echo started; sleep 30", "timeout_seconds": 1}, wantText: "terminal_still_running", wantStill: true},
+		{name: "job starts", tool: "terminal_tools.start_job", args: map[string]any{"command": "sleep 1; echo from job; exit 2", "job_id": "mcp-job"}, wantText: "started job mcp-job", wantStill: true},
+		{name: "job output after its end", tool: "terminal_tools.job_output", args: map[string]any{"job_id": "mcp-job", "wait_seconds": 60}, wantText: "from job"},
 		{name: "error observation", tool: "filesystem_tools.read_file", args: map[string]any{"path": "missing.txt"}, wantError: true, wantText: "missing.txt"},
 		{name: "invalid arguments", tool: "filesystem_tools.read_file", args: map[string]any{"path": 7}, wantError: true, wantErrCode: "invalid_args"},
 	}

@@ -4,6 +4,9 @@ package builtin
 
 import "github.com/sandox/sandox/tools"
 
-// webModules is empty in a build with the tag nowebtools: see the package
+// webBuilt says this build holds the web family.
+const webBuilt = false
+
+// addWeb adds nothing in a build with the tag nowebtools: see the package
 // comment.
-func webModules() []tools.Module { return nil }
+func addWeb(map[string]tools.OpenFunc) {}

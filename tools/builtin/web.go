@@ -7,6 +7,9 @@ import (
 	"github.com/sandox/sandox/tools/web"
 )
 
-// webModules is the web family, which links the browser driver, the
-// scraper and the HTML-to-Markdown converter.
-func webModules() []tools.Module { return []tools.Module{web.Family()} }
+// webBuilt says this build holds the web family.
+const webBuilt = true
+
+// addWeb adds the web family, which links the browser driver, the scraper
+// and the HTML-to-Markdown converter.
+func addWeb(m map[string]tools.OpenFunc) { m[web.Family] = web.Open }

@@ -11,11 +11,11 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
-// Module is the family's module name.
-const Module = "database_tools"
+// Family is the family's name (catalog.Database).
+const Family = catalog.Database
 
 // RequestFunc sends a request on a NATS subject and returns the reply's
 // data; tools.Env.Request is one.
@@ -23,7 +23,7 @@ type RequestFunc func(ctx context.Context, subject string, data []byte) ([]byte,
 
 // ErrNoDataService: nothing answers database requests, or this executor
 // has no connection.
-var ErrNoDataService = fmt.Errorf("no data service: %w", tools.ErrUnsupported)
+var ErrNoDataService = fmt.Errorf("no data service: %w", schemas.CodeUnsupported)
 
 // client sends one sandbox's database requests.
 type client struct {

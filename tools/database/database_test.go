@@ -72,7 +72,7 @@ func TestToolsThroughTheDataService(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 
 	sb := connect(auth.RoleSandbox, "sb-t", grants...)
-	opened, err := Family().Open(ctx, tools.Env{
+	opened, err := Open(ctx, tools.Env{
 		Executor: schemas.ExecutorEnv{SandboxID: "sb-t"},
 		Log:      slog.New(slog.DiscardHandler),
 		Request: func(ctx context.Context, subject string, data []byte) ([]byte, error) {

@@ -10,23 +10,15 @@ import (
 	"github.com/sandox/sandox/tools"
 )
 
-// Family returns the database_tools family for the module list (package
-// builtin). It needs nothing in the image: every call is a NATS request to
-// the data service.
-func Family() tools.Module {
-	return tools.Module{
-		Name:    Module,
-		Summary: "the group's shared databases: hybrid vector/keyword search (Qdrant) and a graph (Neo4j), per granted namespace",
-		// Its calls name the sandbox, whose grants the data service checks.
-		NeedsIdentity: true,
-		Open: func(_ context.Context, env tools.Env) (tools.Opened, error) {
-			c := &client{sandbox: env.Executor.SandboxID}
-			if env.Request != nil {
-				c.request = env.Request
-			}
-			return tools.Opened{Tools: toolsOf(c)}, nil
-		},
+// Open builds the database_tools family in the executor (package builtin
+// maps the family's name to it). Its calls name the sandbox, whose grants
+// the data service checks.
+func Open(_ context.Context, env tools.Env) (tools.Opened, error) {
+	c := &client{sandbox: env.Executor.SandboxID}
+	if env.Request != nil {
+		c.request = env.Request
 	}
+	return tools.Opened{Tools: toolsOf(c)}, nil
 }
 
 // toolsOf returns the family's tools over c.
@@ -49,7 +41,7 @@ func result(v any, text string) (tools.Result, error) {
 type noArgs struct{}
 
 func listNamespaces(c *client) tools.Tool {
-	return tools.New(Module, "list_namespaces",
+	return tools.New(Family, "list_namespaces",
 		"List the database namespaces this sandbox may use: for each, the database (qdrant for vector search, neo4j for the graph), "+
 			"the namespace, and whether it may write (read_write) or only read.",
 		func(ctx context.Context, _ noArgs) (tools.Result, error) {
@@ -93,7 +85,7 @@ func formatDocs(docs []schemas.VectorDocument) string {
 }
 
 func vectorSearch(c *client) tools.Tool {
-	return tools.New(Module, "vector_search",
+	return tools.New(Family, "vector_search",
 		"Search a vector namespace for the documents most relevant to a query. Hybrid mode (the default) fuses dense-vector "+
 			"similarity and BM25 keyword ranking with Reciprocal Rank Fusion; keyword mode uses BM25 only, vector mode dense vectors only. "+
 			"Optional metadata filter and top_k.",
@@ -114,7 +106,7 @@ type getArgs struct {
 }
 
 func vectorGet(c *client) tools.Tool {
-	return tools.New(Module, "vector_get",
+	return tools.New(Family, "vector_get",
 		"Get documents of a vector namespace by id (those that exist).",
 		func(ctx context.Context, a getArgs) (tools.Result, error) {
 			var out schemas.VectorResult
@@ -138,7 +130,7 @@ type upsertArgs struct {
 }
 
 func vectorUpsert(c *client) tools.Tool {
-	return tools.New(Module, "vector_upsert",
+	return tools.New(Family, "vector_upsert",
 		"Insert or replace documents (id, text, metadata, optional vector) in a vector namespace this sandbox may write.",
 		func(ctx context.Context, a upsertArgs) (tools.Result, error) {
 			docs := make([]schemas.VectorDocument, len(a.Documents))
@@ -160,11 +152,11 @@ type deleteArgs struct {
 }
 
 func vectorDelete(c *client) tools.Tool {
-	return tools.New(Module, "vector_delete",
+	return tools.New(Family, "vector_delete",
 		"Delete documents of a vector namespace this sandbox may write, by ids or by a metadata filter.",
 		func(ctx context.Context, a deleteArgs) (tools.Result, error) {
 			if len(a.IDs) == 0 && len(a.Filter) == 0 {
-				return tools.Result{}, fmt.Errorf("%w: give ids or a filter", tools.ErrInvalidArgs)
+				return tools.Result{}, fmt.Errorf("%w: give ids or a filter", schemas.CodeInvalidArgs)
 			}
 			var out schemas.VectorResult
 			if err := c.call(ctx, schemas.DatabaseQdrant, a.Namespace, schemas.DatabaseWrite, schemas.VectorDelete, schemas.VectorDeleteArgs{IDs: a.IDs, Filter: a.Filter}, &out); err != nil {
@@ -214,7 +206,7 @@ func graphCall(ctx context.Context, c *client, ns string, access schemas.Databas
 }
 
 func graphQuery(c *client) tools.Tool {
-	return tools.New(Module, "graph_query",
+	return tools.New(Family, "graph_query",
 		"Run a read-only Cypher query on a graph namespace, in a read transaction, with bound parameters. The query is confined to the namespace.",
 		func(ctx context.Context, a queryArgs) (tools.Result, error) {
 			return graphCall(ctx, c, a.Namespace, schemas.DatabaseRead, schemas.GraphReadQuery, schemas.GraphQueryArgs{Query: a.Query, Params: a.Params})
@@ -222,7 +214,7 @@ func graphQuery(c *client) tools.Tool {
 }
 
 func graphWrite(c *client) tools.Tool {
-	return tools.New(Module, "graph_write",
+	return tools.New(Family, "graph_write",
 		"Run a Cypher query that writes, on a graph namespace this sandbox may write, with bound parameters. Nodes you create need a label.",
 		func(ctx context.Context, a queryArgs) (tools.Result, error) {
 			return graphCall(ctx, c, a.Namespace, schemas.DatabaseWrite, schemas.GraphWriteQuery, schemas.GraphQueryArgs{Query: a.Query, Params: a.Params})
@@ -237,7 +229,7 @@ type nodeArgs struct {
 }
 
 func graphAddNode(c *client) tools.Tool {
-	return tools.New(Module, "graph_add_node",
+	return tools.New(Family, "graph_add_node",
 		"Add a node to a graph namespace (merged by id), with labels and properties.",
 		func(ctx context.Context, a nodeArgs) (tools.Result, error) {
 			return graphCall(ctx, c, a.Namespace, schemas.DatabaseWrite, schemas.GraphAddNode, schemas.GraphNodeArgs{ID: a.ID, Labels: a.Labels, Properties: a.Properties})
@@ -253,7 +245,7 @@ type relArgs struct {
 }
 
 func graphAddRelationship(c *client) tools.Tool {
-	return tools.New(Module, "graph_add_relationship",
+	return tools.New(Family, "graph_add_relationship",
 		"Add a relationship between two nodes of a graph namespace (merged).",
 		func(ctx context.Context, a relArgs) (tools.Result, error) {
 			return graphCall(ctx, c, a.Namespace, schemas.DatabaseWrite, schemas.GraphAddRelationship, schemas.GraphRelationshipArgs{From: a.From, To: a.To, Type: a.Type, Properties: a.Properties})
@@ -269,7 +261,7 @@ type neighboursArgs struct {
 }
 
 func graphNeighbours(c *client) tools.Tool {
-	return tools.New(Module, "graph_neighbours",
+	return tools.New(Family, "graph_neighbours",
 		"The nodes within depth hops of a node in a graph namespace, and the relationships between them.",
 		func(ctx context.Context, a neighboursArgs) (tools.Result, error) {
 			return graphCall(ctx, c, a.Namespace, schemas.DatabaseRead, schemas.GraphNeighbours, schemas.GraphNeighboursArgs{ID: a.ID, Depth: a.Depth, Types: a.Types, Limit: a.Limit})
@@ -285,7 +277,7 @@ type pathArgs struct {
 }
 
 func graphShortestPath(c *client) tools.Tool {
-	return tools.New(Module, "graph_shortest_path",
+	return tools.New(Family, "graph_shortest_path",
 		"A shortest path between two nodes of a graph namespace (either direction).",
 		func(ctx context.Context, a pathArgs) (tools.Result, error) {
 			return graphCall(ctx, c, a.Namespace, schemas.DatabaseRead, schemas.GraphShortestPath, schemas.GraphPathArgs{From: a.From, To: a.To, MaxDepth: a.MaxDepth, Types: a.Types})

@@ -9,9 +9,9 @@
 // can pass them straight back as arguments.
 //
 // Errors name the tool, the path and the cause, and wrap the tools error
-// classes: tools.ErrNotFound for a missing path, tools.ErrAccessDenied for a
+// classes: tools.ErrNotFound for a missing path, schemas.CodeAccessDenied for a
 // permission or read-only failure, tools.ErrTooLarge for a file over the read
-// limit, tools.ErrInvalidArgs for arguments that cannot work (a bad pattern,
+// limit, schemas.CodeInvalidArgs for arguments that cannot work (a bad pattern,
 // a line past the end, a binary file read as text). Filesystem conflicts
 // wrap the matching errno (syscall.EISDIR, syscall.ENOTDIR,
 // syscall.ENOTEMPTY, syscall.ENOSPC) or fs.ErrExist.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -17,7 +18,7 @@ type insertArgs struct {
 
 func (f *fsys) insertLines() tools.Tool {
 	const op = "insert_lines"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Insert lines of text into a file before a given line number (1-based); use the line count plus one to add at the end.",
 		func(_ context.Context, a insertArgs) (tools.Result, error) {
 			d := f.here()
@@ -64,7 +65,7 @@ type replaceArgs struct {
 
 func (f *fsys) replaceInFile() tools.Tool {
 	const op = "replace_in_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Replace an exact string in a file. The string must occur exactly once (include surrounding lines to make it unique) unless all is true; "+
 			"the error says how many times it was found.",
 		func(_ context.Context, a replaceArgs) (tools.Result, error) {
@@ -81,10 +82,10 @@ func (f *fsys) replaceInFile() tools.Tool {
 			lines := matchLines(data, old)
 			switch {
 			case len(lines) == 0:
-				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: old_string occurs 0 times, want exactly 1", tools.ErrInvalidArgs),
+				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: old_string occurs 0 times, want exactly 1", schemas.CodeInvalidArgs),
 					"copy it exactly from read_file output, with the same whitespace")
 			case len(lines) > 1 && !a.All:
-				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: old_string occurs %d times (%s), want exactly 1", tools.ErrInvalidArgs, len(lines), lineList(lines)),
+				return tools.Result{}, d.errAt(op, abs, fmt.Errorf("%w: old_string occurs %d times (%s), want exactly 1", schemas.CodeInvalidArgs, len(lines), lineList(lines)),
 					"add surrounding lines to old_string to make it unique, or pass all: true")
 			}
 			out := bytes.ReplaceAll(data, old, []byte(a.NewString))

@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -41,11 +42,11 @@ func TestInsertLinesErrors(t *testing.T) {
 		class error
 		want  []string
 	}{
-		{"past the end", args{"path": "f.txt", "line": 5, "content": "x"}, tools.ErrInvalidArgs, []string{`insert_lines "f.txt"`, "line 5 is past the end", "has 3 lines", "use line 4"}},
-		{"line zero", args{"path": "f.txt", "line": 0, "content": "x"}, tools.ErrInvalidArgs, []string{"line"}},
+		{"past the end", args{"path": "f.txt", "line": 5, "content": "x"}, schemas.CodeInvalidArgs, []string{`insert_lines "f.txt"`, "line 5 is past the end", "has 3 lines", "use line 4"}},
+		{"line zero", args{"path": "f.txt", "line": 0, "content": "x"}, schemas.CodeInvalidArgs, []string{"line"}},
 		{"missing file", args{"path": "nope.txt", "line": 1, "content": "x"}, tools.ErrNotFound, []string{`"nope.txt"`}},
 		{"directory", args{"path": "dir", "line": 1, "content": "x"}, syscall.EISDIR, []string{`"dir"`}},
-		{"binary file", args{"path": "bin", "line": 1, "content": "x"}, tools.ErrInvalidArgs, []string{"binary file"}},
+		{"binary file", args{"path": "bin", "line": 1, "content": "x"}, schemas.CodeInvalidArgs, []string{"binary file"}},
 		{"over the limit", args{"path": "big.txt", "line": 1, "content": "x"}, tools.ErrTooLarge, []string{"terminal"}},
 	}
 	for _, tt := range tests {
@@ -90,10 +91,10 @@ func TestReplaceInFileErrors(t *testing.T) {
 		class error
 		want  []string
 	}{
-		{"not found", args{"path": "f.txt", "old_string": "gamma", "new_string": "x"}, tools.ErrInvalidArgs, []string{`replace_in_file "f.txt"`, "occurs 0 times, want exactly 1"}},
-		{"not unique", args{"path": "f.txt", "old_string": "alpha", "new_string": "x"}, tools.ErrInvalidArgs, []string{"occurs 2 times (lines 1, 3), want exactly 1", "all: true"}},
-		{"empty old_string", args{"path": "f.txt", "old_string": "", "new_string": "x"}, tools.ErrInvalidArgs, []string{"old_string"}},
-		{"no new_string", args{"path": "f.txt", "old_string": "beta"}, tools.ErrInvalidArgs, []string{"new_string"}},
+		{"not found", args{"path": "f.txt", "old_string": "gamma", "new_string": "x"}, schemas.CodeInvalidArgs, []string{`replace_in_file "f.txt"`, "occurs 0 times, want exactly 1"}},
+		{"not unique", args{"path": "f.txt", "old_string": "alpha", "new_string": "x"}, schemas.CodeInvalidArgs, []string{"occurs 2 times (lines 1, 3), want exactly 1", "all: true"}},
+		{"empty old_string", args{"path": "f.txt", "old_string": "", "new_string": "x"}, schemas.CodeInvalidArgs, []string{"old_string"}},
+		{"no new_string", args{"path": "f.txt", "old_string": "beta"}, schemas.CodeInvalidArgs, []string{"new_string"}},
 		{"missing file", args{"path": "nope.txt", "old_string": "a", "new_string": "b"}, tools.ErrNotFound, []string{`"nope.txt"`}},
 		{"directory", args{"path": "dir", "old_string": "a", "new_string": "b"}, syscall.EISDIR, []string{`"dir"`}},
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -44,8 +45,8 @@ func (d cwd) errAt(op, abs string, cause error, hint string) error {
 // fail classifies an error from the os package and names op and the path:
 //
 //   - a missing path wraps tools.ErrNotFound;
-//   - EACCES, EPERM and EROFS wrap tools.ErrAccessDenied;
-//   - a name too long wraps tools.ErrInvalidArgs;
+//   - EACCES, EPERM and EROFS wrap schemas.CodeAccessDenied;
+//   - a name too long wraps schemas.CodeInvalidArgs;
 //   - ENOSPC and EDQUOT say the disk is full;
 //   - anything else keeps its errno (syscall.EISDIR, syscall.ENOTDIR,
 //     syscall.ENOTEMPTY, syscall.EEXIST, …) as the cause.
@@ -82,9 +83,9 @@ func classify(cause error) error {
 	case errors.Is(cause, fs.ErrNotExist):
 		return tools.ErrNotFound
 	case errors.Is(cause, fs.ErrPermission), errors.Is(cause, syscall.EROFS):
-		return fmt.Errorf("%w: %w", tools.ErrAccessDenied, cause)
+		return fmt.Errorf("%w: %w", schemas.CodeAccessDenied, cause)
 	case errors.Is(cause, syscall.ENAMETOOLONG):
-		return fmt.Errorf("%w: %w", tools.ErrInvalidArgs, cause)
+		return fmt.Errorf("%w: %w", schemas.CodeInvalidArgs, cause)
 	case errors.Is(cause, syscall.ENOSPC), errors.Is(cause, syscall.EDQUOT):
 		return fmt.Errorf("%w (the disk is full)", cause)
 	}
@@ -103,7 +104,7 @@ func (d cwd) notDirErr(op, abs string, m fs.FileMode, hint string) error {
 
 // invalid reports arguments that cannot work on abs.
 func (d cwd) invalid(op, abs, format string, args ...any) error {
-	return d.errAt(op, abs, fmt.Errorf("%w: %s", tools.ErrInvalidArgs, fmt.Sprintf(format, args...)), "")
+	return d.errAt(op, abs, fmt.Errorf("%w: %s", schemas.CodeInvalidArgs, fmt.Sprintf(format, args...)), "")
 }
 
 // tooLargeErr reports a file of size bytes over limit.

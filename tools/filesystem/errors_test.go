@@ -24,11 +24,11 @@ func TestFail(t *testing.T) {
 		{"not found", &fs.PathError{Op: "open", Path: "/work/a.txt", Err: syscall.ENOENT},
 			tools.ErrNotFound, "", `read_file "a.txt": not found`},
 		{"permission denied", &fs.PathError{Op: "open", Path: "/work/a.txt", Err: syscall.EACCES},
-			tools.ErrAccessDenied, schemas.CodeAccessDenied, `read_file "a.txt": access denied: permission denied`},
+			schemas.CodeAccessDenied, schemas.CodeAccessDenied, `read_file "a.txt": access denied: permission denied`},
 		{"operation not permitted", &fs.PathError{Op: "chmod", Path: "/work/a.txt", Err: syscall.EPERM},
-			tools.ErrAccessDenied, schemas.CodeAccessDenied, `read_file "a.txt": access denied: operation not permitted`},
+			schemas.CodeAccessDenied, schemas.CodeAccessDenied, `read_file "a.txt": access denied: operation not permitted`},
 		{"read-only file system", &fs.PathError{Op: "open", Path: "/work/a.txt", Err: syscall.EROFS},
-			tools.ErrAccessDenied, schemas.CodeAccessDenied, `read_file "a.txt": access denied: read-only file system`},
+			schemas.CodeAccessDenied, schemas.CodeAccessDenied, `read_file "a.txt": access denied: read-only file system`},
 		{"disk full", &fs.PathError{Op: "write", Path: "/work/a.txt", Err: syscall.ENOSPC},
 			syscall.ENOSPC, "", `read_file "a.txt": no space left on device (the disk is full)`},
 		{"quota", &fs.PathError{Op: "write", Path: "/work/a.txt", Err: syscall.EDQUOT},
@@ -36,7 +36,7 @@ func TestFail(t *testing.T) {
 		{"is a directory", &fs.PathError{Op: "read", Path: "/work/a.txt", Err: syscall.EISDIR},
 			syscall.EISDIR, "", `read_file "a.txt": is a directory`},
 		{"name too long", &fs.PathError{Op: "open", Path: "/work/a.txt", Err: syscall.ENAMETOOLONG},
-			tools.ErrInvalidArgs, schemas.CodeInvalidArgs, `read_file "a.txt": invalid arguments: file name too long`},
+			schemas.CodeInvalidArgs, schemas.CodeInvalidArgs, `read_file "a.txt": invalid arguments: file name too long`},
 		{"on a parent", &fs.PathError{Op: "mkdir", Path: "/work/a", Err: syscall.ENOTDIR},
 			syscall.ENOTDIR, "", `read_file "a.txt": at "a": not a directory`},
 		{"outside the working directory", &fs.PathError{Op: "open", Path: "/etc/x", Err: syscall.ENOENT},
@@ -68,7 +68,7 @@ func TestPermissionDenied(t *testing.T) {
 	fx := newFixture(t, map[string]string{"secret.txt": "s"}, 0)
 	require.NoError(t, os.Chmod(fx.path("secret.txt"), 0))
 	_, err := fx.call(t, "read_file", args{"path": "secret.txt"})
-	checkErr(t, err, tools.ErrAccessDenied, `read_file "secret.txt"`, "permission denied")
+	checkErr(t, err, schemas.CodeAccessDenied, `read_file "secret.txt"`, "permission denied")
 }
 
 func TestByteSize(t *testing.T) {

@@ -27,7 +27,7 @@ type findArgs struct {
 
 func (f *fsys) findFiles() tools.Tool {
 	const op = "find_files"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Find files and directories by glob pattern under a directory; ** matches across directories. "+
 			"Returns one path per line (directories end with /), sorted, at most max_results of them.",
 		func(ctx context.Context, a findArgs) (tools.Result, error) {

@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -78,11 +79,11 @@ func TestFindFilesErrors(t *testing.T) {
 		class error
 		want  []string
 	}{
-		{"bad pattern", args{"pattern": "[a-"}, tools.ErrInvalidArgs, []string{`bad pattern "[a-"`}},
-		{"empty pattern", args{"pattern": ""}, tools.ErrInvalidArgs, []string{"bad pattern"}},
+		{"bad pattern", args{"pattern": "[a-"}, schemas.CodeInvalidArgs, []string{`bad pattern "[a-"`}},
+		{"empty pattern", args{"pattern": ""}, schemas.CodeInvalidArgs, []string{"bad pattern"}},
 		{"missing root", args{"pattern": "*", "path": "nope"}, tools.ErrNotFound, []string{`find_files "nope"`}},
 		{"root is a file", args{"pattern": "*", "path": "main.go"}, syscall.ENOTDIR, []string{`"main.go"`}},
-		{"max_results zero", args{"pattern": "*", "max_results": 0}, tools.ErrInvalidArgs, []string{"max_results"}},
+		{"max_results zero", args{"pattern": "*", "max_results": 0}, schemas.CodeInvalidArgs, []string{"max_results"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,7 +43,7 @@ type listing struct {
 
 func (f *fsys) listDirectory() tools.Tool {
 	const op = "list_directory"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"List a directory: one entry per line, sorted, directories marked with a trailing /, file sizes in bytes, symbolic links with their target. "+
 			"depth descends into subdirectories; hidden entries only with show_hidden.",
 		func(ctx context.Context, a listArgs) (tools.Result, error) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -90,7 +91,7 @@ func TestListDirectoryErrors(t *testing.T) {
 	}{
 		{"missing", args{"path": "nope"}, tools.ErrNotFound, []string{`list_directory "nope"`}},
 		{"a file", args{"path": "b.txt"}, syscall.ENOTDIR, []string{`"b.txt"`, "it is a file", "read_file"}},
-		{"depth zero", args{"depth": 0}, tools.ErrInvalidArgs, []string{"depth"}},
+		{"depth zero", args{"depth": 0}, schemas.CodeInvalidArgs, []string{"depth"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

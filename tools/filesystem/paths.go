@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 )
 
 // cwd is the directory relative paths of one tool call resolve against.
@@ -15,10 +15,10 @@ type cwd string
 // argument; op names the tool for the error.
 func (d cwd) abs(op, p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
-		return "", fmt.Errorf("%s: path is empty: %w", op, tools.ErrInvalidArgs)
+		return "", fmt.Errorf("%s: path is empty: %w", op, schemas.CodeInvalidArgs)
 	}
 	if strings.ContainsRune(p, 0) {
-		return "", fmt.Errorf("%s %q: path contains a NUL byte: %w", op, p, tools.ErrInvalidArgs)
+		return "", fmt.Errorf("%s %q: path contains a NUL byte: %w", op, p, schemas.CodeInvalidArgs)
 	}
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p), nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -27,7 +28,7 @@ type readArgs struct {
 
 func (f *fsys) readFile() tools.Tool {
 	const op = "read_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Read a file. Returns the text of the whole file or of a line range (start_line/end_line), optionally with line numbers. "+
 			"Binary files must be read with encoding \"base64\". Files over the read limit must be read by line range.",
 		func(ctx context.Context, a readArgs) (tools.Result, error) {
@@ -86,7 +87,7 @@ func (d cwd) openRegular(op, abs string) (*os.File, os.FileInfo, error) {
 		return nil, nil, d.isDirErr(op, abs)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, nil, d.errAt(op, abs, fmt.Errorf("%w: not a regular file (%s)", tools.ErrUnsupported, info.Mode().Type()), "")
+		return nil, nil, d.errAt(op, abs, fmt.Errorf("%w: not a regular file (%s)", schemas.CodeUnsupported, info.Mode().Type()), "")
 	}
 	file, err := os.Open(abs)
 	if err != nil {

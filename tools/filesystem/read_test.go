@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -77,15 +78,15 @@ func TestReadFileErrors(t *testing.T) {
 		{"missing parent", args{"path": "nope/a.txt"}, tools.ErrNotFound, []string{`"nope/a.txt"`}},
 		{"directory", args{"path": "dir"}, syscall.EISDIR, []string{`"dir"`, "is a directory", "list_directory"}},
 		{"file as a directory", args{"path": "a.txt/x"}, syscall.ENOTDIR, []string{`"a.txt/x"`, "not a directory"}},
-		{"binary as text", args{"path": "bin.dat"}, tools.ErrInvalidArgs, []string{`"bin.dat"`, "binary file", `encoding "base64"`}},
-		{"invalid utf-8 as text", args{"path": "latin.txt"}, tools.ErrInvalidArgs, []string{"binary file"}},
-		{"start past the end", args{"path": "a.txt", "start_line": 5}, tools.ErrInvalidArgs, []string{"start_line 5", "has 3 lines"}},
-		{"end before start", args{"path": "a.txt", "start_line": 3, "end_line": 2}, tools.ErrInvalidArgs, []string{"end_line 2 is before start_line 3"}},
-		{"base64 with a range", args{"path": "a.txt", "encoding": "base64", "start_line": 1}, tools.ErrInvalidArgs, []string{"whole file"}},
-		{"unknown encoding", args{"path": "a.txt", "encoding": "hex"}, tools.ErrInvalidArgs, []string{"encoding"}},
-		{"argument of the wrong type", args{"path": "a.txt", "line_numbers": "yes"}, tools.ErrInvalidArgs, []string{"line_numbers"}},
-		{"empty path", args{"path": ""}, tools.ErrInvalidArgs, []string{"path is empty"}},
-		{"no path", args{}, tools.ErrInvalidArgs, []string{"path"}},
+		{"binary as text", args{"path": "bin.dat"}, schemas.CodeInvalidArgs, []string{`"bin.dat"`, "binary file", `encoding "base64"`}},
+		{"invalid utf-8 as text", args{"path": "latin.txt"}, schemas.CodeInvalidArgs, []string{"binary file"}},
+		{"start past the end", args{"path": "a.txt", "start_line": 5}, schemas.CodeInvalidArgs, []string{"start_line 5", "has 3 lines"}},
+		{"end before start", args{"path": "a.txt", "start_line": 3, "end_line": 2}, schemas.CodeInvalidArgs, []string{"end_line 2 is before start_line 3"}},
+		{"base64 with a range", args{"path": "a.txt", "encoding": "base64", "start_line": 1}, schemas.CodeInvalidArgs, []string{"whole file"}},
+		{"unknown encoding", args{"path": "a.txt", "encoding": "hex"}, schemas.CodeInvalidArgs, []string{"encoding"}},
+		{"argument of the wrong type", args{"path": "a.txt", "line_numbers": "yes"}, schemas.CodeInvalidArgs, []string{"line_numbers"}},
+		{"empty path", args{"path": ""}, schemas.CodeInvalidArgs, []string{"path is empty"}},
+		{"no path", args{}, schemas.CodeInvalidArgs, []string{"path"}},
 		{"over the limit", args{"path": "big.txt"}, tools.ErrTooLarge, []string{`read_file "big.txt": too large: the file is 160 bytes, over the 64 bytes limit; read a line range with start_line and end_line`}},
 		{"range over the limit", args{"path": "big.txt", "start_line": 1, "end_line": 10}, tools.ErrTooLarge, []string{"lines 1 to 9", "fewer lines"}},
 		{"base64 over the limit", args{"path": "big.txt", "encoding": "base64"}, tools.ErrTooLarge, []string{"160 bytes"}},

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 )
 
 func TestReadFileNamedPipe(t *testing.T) {
@@ -17,5 +17,5 @@ func TestReadFileNamedPipe(t *testing.T) {
 	// Opening a pipe for reading would block until a writer came; the tool
 	// must refuse it from its mode.
 	_, err := fx.call(t, "read_file", args{"path": "pipe"})
-	checkErr(t, err, tools.ErrUnsupported, `"pipe"`, "not a regular file")
+	checkErr(t, err, schemas.CodeUnsupported, `"pipe"`, "not a regular file")
 }

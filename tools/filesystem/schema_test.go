@@ -34,7 +34,7 @@ func TestToolParameters(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tl := all[i]
-			require.Equal(t, Module, tl.Module)
+			require.Equal(t, Family, tl.Module)
 			require.Equal(t, tt.name, tl.Name)
 			require.Equal(t, "builtin", tl.Source)
 			require.NotEmpty(t, tl.Description, "want %s described", tl.FullName())

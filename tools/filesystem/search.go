@@ -53,7 +53,7 @@ type search struct {
 
 func (f *fsys) searchFiles() tools.Tool {
 	const op = "search_files"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Search file contents like grep: a regular expression or fixed string over one file or a directory tree. "+
 			"Prints one `path:line: text` per matching line, at most max_matches; binary files are skipped.",
 		func(ctx context.Context, a searchArgs) (tools.Result, error) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -78,9 +79,9 @@ func TestSearchFilesErrors(t *testing.T) {
 		class error
 		want  []string
 	}{
-		{"bad regular expression", args{"pattern": "a("}, tools.ErrInvalidArgs, []string{`bad regular expression "a("`, "missing closing )", "fixed_string"}},
-		{"bad glob", args{"pattern": "a", "glob": "[x"}, tools.ErrInvalidArgs, []string{`bad glob "[x"`}},
-		{"empty pattern", args{"pattern": ""}, tools.ErrInvalidArgs, []string{"pattern"}},
+		{"bad regular expression", args{"pattern": "a("}, schemas.CodeInvalidArgs, []string{`bad regular expression "a("`, "missing closing )", "fixed_string"}},
+		{"bad glob", args{"pattern": "a", "glob": "[x"}, schemas.CodeInvalidArgs, []string{`bad glob "[x"`}},
+		{"empty pattern", args{"pattern": ""}, schemas.CodeInvalidArgs, []string{"pattern"}},
 		{"missing path", args{"pattern": "a", "path": "nope"}, tools.ErrNotFound, []string{`search_files "nope"`}},
 	}
 	for _, tt := range tests {

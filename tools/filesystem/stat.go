@@ -30,7 +30,7 @@ type status struct {
 
 func (f *fsys) statPath() tools.Tool {
 	const op = "stat_path"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Describe a path: its type (file, directory, symlink, …), size in bytes, permissions, modification time and, for a symbolic link, its target.",
 		func(_ context.Context, a statArgs) (tools.Result, error) {
 			d := f.here()

@@ -4,11 +4,12 @@ import (
 	"os"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
-// Module is the name of the tool module, the part before the dot in
+// Family is the family's name (catalog.Filesystem), the part before the dot in
 // "filesystem_tools.read_file".
-const Module = "filesystem_tools"
+const Family = catalog.Filesystem
 
 // DefaultMaxReadBytes is the read limit when Config.MaxReadBytes is zero.
 const DefaultMaxReadBytes = 10 << 20

@@ -17,7 +17,7 @@ type uploadArgs struct {
 
 func (f *fsys) uploadFile() tools.Tool {
 	const op = "upload_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Write bytes given as base64 to a file (binary files included), creating parent directories and replacing an existing file atomically.",
 		func(_ context.Context, a uploadArgs) (tools.Result, error) {
 			d := f.here()
@@ -59,7 +59,7 @@ type download struct {
 
 func (f *fsys) downloadFile() tools.Tool {
 	const op = "download_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Return a file's bytes base64-encoded, for binary files or to copy a file out of the sandbox. The file must fit the read limit.",
 		func(_ context.Context, a downloadArgs) (tools.Result, error) {
 			d := f.here()

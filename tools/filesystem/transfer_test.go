@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -38,8 +39,8 @@ func TestUploadFileErrors(t *testing.T) {
 		class error
 		want  []string
 	}{
-		{"not base64", args{"path": "x", "content_base64": "not base64!"}, tools.ErrInvalidArgs, []string{`upload_file "x"`, "not valid base64"}},
-		{"no content", args{"path": "x"}, tools.ErrInvalidArgs, []string{"content_base64"}},
+		{"not base64", args{"path": "x", "content_base64": "not base64!"}, schemas.CodeInvalidArgs, []string{`upload_file "x"`, "not valid base64"}},
+		{"no content", args{"path": "x"}, schemas.CodeInvalidArgs, []string{"content_base64"}},
 		{"directory", args{"path": "dir", "content_base64": "eA=="}, syscall.EISDIR, []string{`"dir"`}},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -20,7 +21,7 @@ type deleteArgs struct {
 
 func (f *fsys) deletePath() tools.Tool {
 	const op = "delete_path"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Delete a file, a symbolic link or an empty directory; a directory with content only when recursive is true.",
 		func(_ context.Context, a deleteArgs) (tools.Result, error) {
 			d := f.here()
@@ -65,7 +66,7 @@ type mkdirArgs struct {
 
 func (f *fsys) makeDirectory() tools.Tool {
 	const op = "make_directory"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Create a directory and any missing parent directories. An existing directory is not an error.",
 		func(_ context.Context, a mkdirArgs) (tools.Result, error) {
 			d := f.here()
@@ -94,7 +95,7 @@ type relocateArgs struct {
 
 func (f *fsys) movePath() tools.Tool {
 	const op = "move_path"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Move or rename a file or directory. Refuses to replace an existing destination unless overwrite is true; missing parent directories of the destination are created.",
 		func(ctx context.Context, a relocateArgs) (tools.Result, error) {
 			d := f.here()
@@ -112,7 +113,7 @@ func (f *fsys) movePath() tools.Tool {
 
 func (f *fsys) copyPath() tools.Tool {
 	const op = "copy_path"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Copy a file or a whole directory tree, keeping file modes; symbolic links inside a tree are copied as links. "+
 			"Refuses to replace an existing destination unless overwrite is true.",
 		func(ctx context.Context, a relocateArgs) (tools.Result, error) {
@@ -122,7 +123,7 @@ func (f *fsys) copyPath() tools.Tool {
 				return tools.Result{}, err
 			}
 			if m := r.info.Mode(); !m.IsDir() && !m.IsRegular() && m&fs.ModeSymlink == 0 {
-				return tools.Result{}, d.errAt(op, r.src, fmt.Errorf("%w: cannot copy a %s", tools.ErrUnsupported, kind(m)), "")
+				return tools.Result{}, d.errAt(op, r.src, fmt.Errorf("%w: cannot copy a %s", schemas.CodeUnsupported, kind(m)), "")
 			}
 			var st copyStats
 			err = replacing(r.dst, r.dstExists, r.dstIsDir, func() (err error) {

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -64,7 +65,7 @@ func TestDeletePathErrors(t *testing.T) {
 		{"non-empty directory", args{"path": "full"}, syscall.ENOTEMPTY, []string{`delete_path "full"`, "directory not empty", "3 entries", "recursive: true"}},
 		{"missing", args{"path": "nope"}, tools.ErrNotFound, []string{`delete_path "nope"`, "not found"}},
 		{"missing, recursive", args{"path": "nope", "recursive": true}, tools.ErrNotFound, []string{`"nope"`}},
-		{"root", args{"path": "/", "recursive": true}, tools.ErrInvalidArgs, []string{"root directory"}},
+		{"root", args{"path": "/", "recursive": true}, schemas.CodeInvalidArgs, []string{"root directory"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,9 +153,9 @@ func TestMovePathErrors(t *testing.T) {
 		{"destination exists", args{"source": "f.txt", "destination": "g.txt"}, fs.ErrExist, []string{`move_path "g.txt"`, "overwrite: true"}},
 		{"file onto a directory", args{"source": "f.txt", "destination": "other", "overwrite": true}, syscall.EISDIR, []string{`"other"`, `end destination with "/"`}},
 		{"directory onto a file", args{"source": "full", "destination": "f.txt", "overwrite": true}, syscall.ENOTDIR, []string{`"f.txt"`, "a file is in the way"}},
-		{"directory into itself", args{"source": "full", "destination": "full/sub/full"}, tools.ErrInvalidArgs, []string{"inside the source"}},
-		{"onto its own parent", args{"source": "full/a.txt", "destination": "full", "overwrite": true}, tools.ErrInvalidArgs, []string{"holds the source"}},
-		{"same path", args{"source": "f.txt", "destination": "./f.txt"}, tools.ErrInvalidArgs, []string{"the same"}},
+		{"directory into itself", args{"source": "full", "destination": "full/sub/full"}, schemas.CodeInvalidArgs, []string{"inside the source"}},
+		{"onto its own parent", args{"source": "full/a.txt", "destination": "full", "overwrite": true}, schemas.CodeInvalidArgs, []string{"holds the source"}},
+		{"same path", args{"source": "f.txt", "destination": "./f.txt"}, schemas.CodeInvalidArgs, []string{"the same"}},
 		{"missing source", args{"source": "nope", "destination": "x"}, tools.ErrNotFound, []string{`move_path "nope"`}},
 	}
 	for _, tt := range tests {
@@ -241,9 +242,9 @@ func TestCopyPathErrors(t *testing.T) {
 	}{
 		{"destination exists", args{"source": "f.txt", "destination": "g.txt"}, fs.ErrExist, []string{`copy_path "g.txt"`, "overwrite: true"}},
 		{"directory destination exists", args{"source": "full", "destination": "other"}, fs.ErrExist, []string{`"other"`}},
-		{"directory into itself", args{"source": "full", "destination": "full/copy"}, tools.ErrInvalidArgs, []string{"inside the source"}},
+		{"directory into itself", args{"source": "full", "destination": "full/copy"}, schemas.CodeInvalidArgs, []string{"inside the source"}},
 		{"missing source", args{"source": "nope", "destination": "x"}, tools.ErrNotFound, []string{`copy_path "nope"`}},
-		{"no destination", args{"source": "f.txt"}, tools.ErrInvalidArgs, []string{"destination"}},
+		{"no destination", args{"source": "f.txt"}, schemas.CodeInvalidArgs, []string{"destination"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

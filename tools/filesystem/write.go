@@ -20,7 +20,7 @@ type createArgs struct {
 
 func (f *fsys) createFile() tools.Tool {
 	const op = "create_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Create a new file with the given content, creating missing parent directories. Fails if the path exists unless overwrite is true.",
 		func(_ context.Context, a createArgs) (tools.Result, error) {
 			d := f.here()
@@ -59,7 +59,7 @@ type writeArgs struct {
 
 func (f *fsys) writeFile() tools.Tool {
 	const op = "write_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Write a file in full: create it, or replace the content of an existing file (keeping its permissions). "+
 			"The write is atomic: readers see the old or the new content, never a mix.",
 		func(_ context.Context, a writeArgs) (tools.Result, error) {
@@ -87,7 +87,7 @@ type appendArgs struct {
 
 func (f *fsys) appendFile() tools.Tool {
 	const op = "append_file"
-	return tools.New(Module, op,
+	return tools.New(Family, op,
 		"Append text to the end of a file, creating the file (and missing parent directories) if needed.",
 		func(_ context.Context, a appendArgs) (tools.Result, error) {
 			d := f.here()

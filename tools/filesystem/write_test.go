@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,7 +47,7 @@ func TestCreateFileErrors(t *testing.T) {
 		{"directory", args{"path": "dir", "content": "x"}, syscall.EISDIR, []string{`"dir"`}},
 		{"directory with overwrite", args{"path": "dir", "content": "x", "overwrite": true}, syscall.EISDIR, []string{`"dir"`}},
 		{"parent is a file", args{"path": "old.txt/x", "content": "x"}, syscall.ENOTDIR, []string{"not a directory"}},
-		{"no content", args{"path": "x.txt"}, tools.ErrInvalidArgs, []string{"content"}},
+		{"no content", args{"path": "x.txt"}, schemas.CodeInvalidArgs, []string{"content"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestWriteFileErrors(t *testing.T) {
 	}{
 		{"directory", "dir", syscall.EISDIR, []string{`write_file "dir"`, "is a directory"}},
 		{"parent is a file", "f.txt/x", syscall.ENOTDIR, []string{`"f.txt/x"`, "not a directory"}},
-		{"empty path", " ", tools.ErrInvalidArgs, []string{"path is empty"}},
+		{"empty path", " ", schemas.CodeInvalidArgs, []string{"path is empty"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 )
 
 // The limits on a call's arguments, checked before they reach the host:
@@ -24,20 +24,20 @@ const (
 )
 
 // objectArgs checks that raw is a JSON object within the limits above, in
-// valid UTF-8; empty and null mean {}. The error wraps tools.ErrInvalidArgs.
+// valid UTF-8; empty and null mean {}. The error wraps schemas.CodeInvalidArgs.
 func objectArgs(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage("{}"), nil
 	}
 	if raw[0] != '{' || !json.Valid(raw) {
-		return nil, fmt.Errorf("%w: args must be a JSON object", tools.ErrInvalidArgs)
+		return nil, fmt.Errorf("%w: args must be a JSON object", schemas.CodeInvalidArgs)
 	}
 	if !utf8.Valid(raw) {
-		return nil, fmt.Errorf("%w: args are not valid UTF-8 (first bad byte at offset %d)", tools.ErrInvalidArgs, firstInvalidUTF8(raw))
+		return nil, fmt.Errorf("%w: args are not valid UTF-8 (first bad byte at offset %d)", schemas.CodeInvalidArgs, firstInvalidUTF8(raw))
 	}
 	if err := checkShape(raw); err != nil {
-		return nil, fmt.Errorf("%w: %w", tools.ErrInvalidArgs, err)
+		return nil, fmt.Errorf("%w: %w", schemas.CodeInvalidArgs, err)
 	}
 	return raw, nil
 }

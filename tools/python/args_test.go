@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/sandox/sandox/tools"
 )
 
 // nested returns {"name": v} with v nested so that the whole object is
@@ -38,7 +37,7 @@ func TestBadArgsKeepTheHost(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := call(t, h, "basic.greet", tt.args)
-			require.ErrorIs(t, err, tools.ErrInvalidArgs)
+			require.ErrorIs(t, err, schemas.CodeInvalidArgs)
 			assert.Contains(t, err.Error(), tt.want)
 			res, err := call(t, h, "basic.count", `{}`)
 			require.NoError(t, err)

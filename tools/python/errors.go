@@ -54,7 +54,7 @@ func callFailure(name string, e *callError, res *tools.Result) error {
 		}
 		return schemas.Errorf(schemas.CodeToolError, "%s", e.Message)
 	case kindInvalidArgs:
-		return fmt.Errorf("%s: %w: %s", name, tools.ErrInvalidArgs, e.Message)
+		return fmt.Errorf("%s: %w: %s", name, schemas.CodeInvalidArgs, e.Message)
 	case kindUnknownTool:
 		return schemas.Errorf(schemas.CodeUnknownTool, "%s: %s", name, e.Message)
 	case kindCwd:
@@ -67,7 +67,7 @@ func callFailure(name string, e *callError, res *tools.Result) error {
 func cwdError(pythonType string) error {
 	switch pythonType {
 	case "PermissionError":
-		return tools.ErrAccessDenied
+		return schemas.CodeAccessDenied
 	default:
 		return tools.ErrNotFound
 	}

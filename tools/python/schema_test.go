@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 	"github.com/stretchr/testify/require"
 )
 
@@ -108,7 +108,7 @@ def strict(x: int, *, y: int = 2):
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := call(t, h, tt.tool, tt.args)
 			if tt.wantErr != "" {
-				require.ErrorIs(t, err, tools.ErrInvalidArgs)
+				require.ErrorIs(t, err, schemas.CodeInvalidArgs)
 				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}

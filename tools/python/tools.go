@@ -31,7 +31,7 @@ func (h *Host) tool(info toolInfo) tools.Tool {
 // On error the Result still carries what the function wrote to stdout and
 // stderr before it failed; for an exception, Stderr ends with the traceback.
 // The errors are:
-//   - an error wrapping tools.ErrInvalidArgs when args is not a JSON object,
+//   - an error wrapping schemas.CodeInvalidArgs when args is not a JSON object,
 //     is past the limits of objectArgs (invalid UTF-8, nesting deeper than
 //     MaxArgsDepth, a number longer than MaxNumberDigits) or does not bind
 //     to the function's signature; the host never sees such args;

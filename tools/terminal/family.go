@@ -6,19 +6,15 @@ import (
 	"github.com/sandox/sandox/tools"
 )
 
-// Family returns the terminal_tools family for the module list (package
-// builtin). Its sessions start in the workspace, and the shared working
-// directory follows the default session's cd. It needs nothing beyond the
-// default sandbox image (bash, python3 and uv are there); closing it kills
-// every session.
-func Family() tools.Module {
-	return tools.Module{
-		Name:    Module,
-		Summary: "persistent bash sessions, long-running commands, uv and Python",
-		Open: func(_ context.Context, env tools.Env) (tools.Opened, error) {
-			m := NewManager(Config{Dir: env.Dir.Base(), PackageIndex: env.Executor.PackageIndex})
-			env.Dir.Follow(m.Dir)
-			return tools.Opened{Tools: m.Tools(), Close: m.Close}, nil
-		},
-	}
+// Open builds the terminal_tools family in the executor (package builtin
+// maps the family's name to it). Its sessions start in the workspace, and
+// the shared working directory follows the default session's cd; closing
+// it kills every session and every job. Its jobs publish through
+// env.Publish under the sandbox's id as env.Sandbox reports it when each
+// job starts.
+func Open(_ context.Context, env tools.Env) (tools.Opened, error) {
+	m := NewManager(Config{Dir: env.Dir.Base(), PackageIndex: env.Executor.PackageIndex,
+		Jobs: JobConfig{Publish: env.Publish, SandboxID: env.Sandbox}})
+	env.Dir.Follow(m.Dir)
+	return tools.Opened{Tools: m.Tools(), Close: m.Close}, nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 )
 
 // keyNames maps the key names send_keys accepts (lower case) to the bytes a
@@ -34,13 +34,13 @@ const keyList = "Enter, Tab, Escape, Space, Backspace, Up, Down, Left, Right, Ho
 // keyBytes translates key names to the bytes to write. A name is one of
 // keyNames, "Ctrl-X" (also "C-x" or "^X") for a letter X, or a single
 // character sent as it is. Names are not case-sensitive. An unknown name is
-// an error wrapping tools.ErrInvalidArgs.
+// an error wrapping schemas.CodeInvalidArgs.
 func keyBytes(keys []string) ([]byte, error) {
 	var out []byte
 	for _, k := range keys {
 		b, ok := keyByte(k)
 		if !ok {
-			return nil, fmt.Errorf("%w: unknown key %q; keys are %s, or a single character", tools.ErrInvalidArgs, k, keyList)
+			return nil, fmt.Errorf("%w: unknown key %q; keys are %s, or a single character", schemas.CodeInvalidArgs, k, keyList)
 		}
 		out = append(out, b...)
 	}

@@ -3,7 +3,7 @@ package terminal
 import (
 	"testing"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,5 +29,5 @@ func TestKeyBytes(t *testing.T) {
 		})
 	}
 	_, err := keyBytes([]string{"Ctrl-1"})
-	require.ErrorIs(t, err, tools.ErrInvalidArgs)
+	require.ErrorIs(t, err, schemas.CodeInvalidArgs)
 }

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
-// Module is the name of the tool module the terminal tools belong to.
-const Module = "terminal_tools"
+// Family is the name of the family the terminal tools belong to
+// (catalog.Terminal).
+const Family = catalog.Terminal
 
 // DefaultSession is the session an action uses when it names none.
 const DefaultSession = "default"
@@ -40,6 +42,8 @@ type Config struct {
 	// hand in a session, find packages: a directory of wheels (they then
 	// run offline with it as --find-links) or the URL of a package index.
 	PackageIndex string
+	// Jobs is where the background jobs (start_job) publish.
+	Jobs JobConfig
 }
 
 // DefaultConfig returns the configuration with every default filled in.
@@ -101,12 +105,14 @@ type Manager struct {
 	sessions map[string]*session
 	lastDir  string // of the default session, once it is gone
 	closed   bool
+
+	jobs *jobSet
 }
 
 // NewManager returns a manager with no sessions yet.
 func NewManager(cfg Config) *Manager {
 	cfg = cfg.withDefaults()
-	return &Manager{cfg: cfg, sessions: make(map[string]*session), lastDir: cfg.Dir}
+	return &Manager{cfg: cfg, sessions: make(map[string]*session), lastDir: cfg.Dir, jobs: newJobSet(cfg, cfg.Jobs)}
 }
 
 var errClosed = errors.New("terminal manager closed")
@@ -204,8 +210,8 @@ func (m *Manager) Dir() string {
 	return s.workDir()
 }
 
-// Close kills every session, with its background jobs, and waits for the
-// sessions' goroutines. Tool calls after Close fail. It is safe to call
+// Close kills every session, with its background jobs, and every job
+// (start_job) with its process tree, and waits for their goroutines. Tool calls after Close fail. It is safe to call
 // more than once.
 func (m *Manager) Close() error {
 	m.mu.Lock()
@@ -213,7 +219,7 @@ func (m *Manager) Close() error {
 	sessions := m.sessions
 	m.sessions = map[string]*session{}
 	m.mu.Unlock()
-	var errs []error
+	errs := []error{m.jobs.close()}
 	for _, s := range sessions {
 		errs = append(errs, s.close())
 	}

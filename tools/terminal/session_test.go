@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/internal/poll"
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/stretchr/testify/require"
 )
@@ -208,7 +209,7 @@ func TestInputNeedsARunningCommand(t *testing.T) {
 	_, err := call(t, m, "send_input", map[string]any{"text": "x"})
 	require.ErrorIs(t, err, tools.ErrNotFound, "want ErrNotFound")
 	_, err = call(t, m, "send_keys", map[string]any{"keys": []string{"Hyper-Q"}})
-	require.ErrorIs(t, err, tools.ErrInvalidArgs, "want ErrInvalidArgs for an unknown key")
+	require.ErrorIs(t, err, schemas.CodeInvalidArgs, "want invalid_args for an unknown key")
 }
 
 func TestBackgroundServerSurvives(t *testing.T) {
@@ -270,7 +271,7 @@ func TestChangeDirectory(t *testing.T) {
 		{"absolute", "/", "/", nil},
 		{"previous", "-", start, nil},
 		{"missing", "no/such/dir", start, tools.ErrNotFound},
-		{"a file", "file", start, tools.ErrInvalidArgs},
+		{"a file", "file", start, schemas.CodeInvalidArgs},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

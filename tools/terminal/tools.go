@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -87,20 +88,22 @@ type getCwdArgs struct {
 
 // Tools returns the terminal_tools functions: run, read_output, wait,
 // send_input, send_keys, interrupt, list_sessions, close_session,
-// change_directory, get_cwd and the uv and Python tools.
+// change_directory, get_cwd, the job tools (start_job, list_jobs, wait_job,
+// job_output, signal_job, kill_job) and the uv and Python tools.
 func (m *Manager) Tools() []tools.Tool {
 	ts := []tools.Tool{
-		tools.New(Module, "run", "Run a bash command in a persistent terminal session (state such as the working directory, variables, functions and activated venvs survives between actions). Returns the terminal output (stdout and stderr merged) and the exit code; a command still running after timeout_seconds goes on and the observation says terminal_still_running. One command runs per session at a time.", m.run),
-		tools.New(Module, "read_output", "Return the output of a session not read yet (or from an offset given in a truncation note), optionally waiting for the running command to finish; reports the exit code once it has.", m.readOutput),
-		tools.New(Module, "wait", "Wait for the command running in a session to finish and return its new output and exit code.", m.wait),
-		tools.New(Module, "send_input", "Type text into the program running in a session, for example an answer to a prompt, and return what it prints next.", m.sendInput),
-		tools.New(Module, "send_keys", "Press keys in the program running in a session (Enter, Ctrl-C, Ctrl-D, arrows, …) and return what it prints next.", m.sendKeys),
-		tools.New(Module, "interrupt", "Stop the command running in a session with Ctrl-C (or kill it with force) and return its last output and exit code.", m.interrupt),
-		tools.New(Module, "list_sessions", "List the terminal sessions with their working directory and the command each is running.", m.listSessions),
-		tools.New(Module, "close_session", "Close a terminal session: its shell, the running command and its background jobs are killed.", m.closeSession),
-		tools.New(Module, "change_directory", "Change the working directory of a session (cd); later commands run there.", m.changeDirectory),
-		tools.New(Module, "get_cwd", "Return the working directory of a session.", m.getCwd),
+		tools.New(Family, "run", "Run a bash command in a persistent terminal session (state such as the working directory, variables, functions and activated venvs survives between actions). Returns the terminal output (stdout and stderr merged) and the exit code; a command still running after timeout_seconds goes on and the observation says terminal_still_running. One command runs per session at a time.", m.run),
+		tools.New(Family, "read_output", "Return the output of a session not read yet (or from an offset given in a truncation note), optionally waiting for the running command to finish; reports the exit code once it has.", m.readOutput),
+		tools.New(Family, "wait", "Wait for the command running in a session to finish and return its new output and exit code.", m.wait),
+		tools.New(Family, "send_input", "Type text into the program running in a session, for example an answer to a prompt, and return what it prints next.", m.sendInput),
+		tools.New(Family, "send_keys", "Press keys in the program running in a session (Enter, Ctrl-C, Ctrl-D, arrows, …) and return what it prints next.", m.sendKeys),
+		tools.New(Family, "interrupt", "Stop the command running in a session with Ctrl-C (or kill it with force) and return its last output and exit code.", m.interrupt),
+		tools.New(Family, "list_sessions", "List the terminal sessions with their working directory and the command each is running.", m.listSessions),
+		tools.New(Family, "close_session", "Close a terminal session: its shell, the running command and its background jobs are killed.", m.closeSession),
+		tools.New(Family, "change_directory", "Change the working directory of a session (cd); later commands run there.", m.changeDirectory),
+		tools.New(Family, "get_cwd", "Return the working directory of a session.", m.getCwd),
 	}
+	ts = append(ts, m.jobTools()...)
 	return append(ts, m.uvTools()...)
 }
 
@@ -164,7 +167,7 @@ func (m *Manager) sendInput(ctx context.Context, a sendInputArgs) (tools.Result,
 		text += "\r"
 	}
 	if text == "" {
-		return tools.Result{}, fmt.Errorf("%w: text is empty and enter is not set", tools.ErrInvalidArgs)
+		return tools.Result{}, fmt.Errorf("%w: text is empty and enter is not set", schemas.CodeInvalidArgs)
 	}
 	return s.input(ctx, []byte(text), seconds(a.WaitSeconds, defaultInputWait), m.view(a.rawArg))
 }
@@ -268,9 +271,9 @@ func cdError(path, dir, msg string) error {
 	case os.IsNotExist(err):
 		return fmt.Errorf("change directory: %q does not exist: %w", path, tools.ErrNotFound)
 	case err == nil && !info.IsDir():
-		return fmt.Errorf("change directory: %q is not a directory: %w", path, tools.ErrInvalidArgs)
+		return fmt.Errorf("change directory: %q is not a directory: %w", path, schemas.CodeInvalidArgs)
 	case os.IsPermission(err) || strings.Contains(msg, "Permission denied"):
-		return fmt.Errorf("change directory: %q: %w", path, tools.ErrAccessDenied)
+		return fmt.Errorf("change directory: %q: %w", path, schemas.CodeAccessDenied)
 	}
 	return fmt.Errorf("change directory to %q: %s", path, msg)
 }

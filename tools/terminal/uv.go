@@ -88,12 +88,12 @@ type runPythonArgs struct {
 
 func (m *Manager) uvTools() []tools.Tool {
 	return []tools.Tool{
-		tools.New(Module, "uv_init", "Create a Python project managed by uv (uv init) in a directory.", m.uvInit),
-		tools.New(Module, "uv_add", "Add packages to a uv project's dependencies and install them (uv add).", m.uvAdd),
-		tools.New(Module, "uv_remove", "Remove packages from a uv project's dependencies (uv remove).", m.uvRemove),
-		tools.New(Module, "uv_sync", "Install a uv project's dependencies into its .venv (uv sync).", m.uvSync),
-		tools.New(Module, "uv_run", "Run a Python script or a command in a uv project's environment (uv run).", m.uvRun),
-		tools.New(Module, "run_python", "Run a Python script with python3 in a terminal session and return its output and exit code.", m.runPython),
+		tools.New(Family, "uv_init", "Create a Python project managed by uv (uv init) in a directory.", m.uvInit),
+		tools.New(Family, "uv_add", "Add packages to a uv project's dependencies and install them (uv add).", m.uvAdd),
+		tools.New(Family, "uv_remove", "Remove packages from a uv project's dependencies (uv remove).", m.uvRemove),
+		tools.New(Family, "uv_sync", "Install a uv project's dependencies into its .venv (uv sync).", m.uvSync),
+		tools.New(Family, "uv_run", "Run a Python script or a command in a uv project's environment (uv run).", m.uvRun),
+		tools.New(Family, "run_python", "Run a Python script with python3 in a terminal session and return its output and exit code.", m.runPython),
 	}
 }
 

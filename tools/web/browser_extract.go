@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-rod/rod"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -57,7 +58,7 @@ const extractJS = `function(selector, xpath, attribute, all, fields) {
 }`
 
 func (w *Web) browserExtract() tools.Tool {
-	return tools.New(Module, "browser_extract",
+	return tools.New(Family, "browser_extract",
 		"Read fields of the browser's current page into JSON, by CSS selector or XPath: one value (the first match's text or attribute), "+
 			"a list (all), or a list of records from a repeated element with named sub-selectors (fields). Waits for the first match. "+
 			"Open the page with browser_open first.",
@@ -67,7 +68,7 @@ func (w *Web) browserExtract() tools.Tool {
 			}
 			for name, f := range a.Fields {
 				if f.Selector != "" && f.XPath != "" {
-					return tools.Result{}, fmt.Errorf("field %q: give selector or xpath, not both: %w", name, tools.ErrInvalidArgs)
+					return tools.Result{}, fmt.Errorf("field %q: give selector or xpath, not both: %w", name, schemas.CodeInvalidArgs)
 				}
 			}
 			timeout := seconds(a.TimeoutSeconds, 10)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-rod/rod"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -25,7 +26,7 @@ func (t target) String() string {
 
 func (t target) check() error {
 	if (t.Selector == "") == (t.XPath == "") {
-		return fmt.Errorf("give exactly one of selector and xpath: %w", tools.ErrInvalidArgs)
+		return fmt.Errorf("give exactly one of selector and xpath: %w", schemas.CodeInvalidArgs)
 	}
 	return nil
 }

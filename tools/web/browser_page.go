@@ -10,6 +10,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -21,7 +22,7 @@ type scrollArgs struct {
 }
 
 func (w *Web) browserScroll() tools.Tool {
-	return tools.New(Module, "browser_scroll",
+	return tools.New(Family, "browser_scroll",
 		"Scroll the browser's current page: an element into view (selector), to the top or bottom (to), or by a number of pixels. "+
 			"Pages that load more content on scroll get the chance to.",
 		func(ctx context.Context, a scrollArgs) (tools.Result, error) {
@@ -32,7 +33,7 @@ func (w *Web) browserScroll() tools.Tool {
 				}
 			}
 			if given != 1 {
-				return tools.Result{}, fmt.Errorf("give exactly one of selector, to and pixels: %w", tools.ErrInvalidArgs)
+				return tools.Result{}, fmt.Errorf("give exactly one of selector, to and pixels: %w", schemas.CodeInvalidArgs)
 			}
 			timeout := seconds(a.TimeoutSeconds, 10)
 			ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -76,7 +77,7 @@ type evalArgs struct {
 }
 
 func (w *Web) browserEval() tools.Tool {
-	return tools.New(Module, "browser_eval",
+	return tools.New(Family, "browser_eval",
 		"Run a JavaScript expression in the browser's current page and return its value as JSON (promises are awaited). "+
 			"An exception thrown by the script is the tool's error.",
 		func(ctx context.Context, a evalArgs) (tools.Result, error) {
@@ -94,7 +95,7 @@ func (w *Web) browserEval() tools.Tool {
 					if ex.Exception != nil && ex.Exception.Description != "" {
 						msg = ex.Exception.Description
 					}
-					return fmt.Errorf("the script threw: %s: %w", msg, tools.ErrInvalidArgs)
+					return fmt.Errorf("the script threw: %s: %w", msg, schemas.CodeInvalidArgs)
 				}
 				value = json.RawMessage(res.Result.Value.JSON("", ""))
 				return nil
@@ -112,7 +113,7 @@ type screenshotArgs struct {
 }
 
 func (w *Web) browserScreenshot() tools.Tool {
-	return tools.New(Module, "browser_screenshot",
+	return tools.New(Family, "browser_screenshot",
 		"Take a PNG screenshot of the browser's current page (or of one element) and save it in the workspace; the observation gives its path.",
 		func(ctx context.Context, a screenshotArgs) (tools.Result, error) {
 			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -150,7 +151,7 @@ type pdfArgs struct {
 }
 
 func (w *Web) browserPDF() tools.Tool {
-	return tools.New(Module, "browser_pdf",
+	return tools.New(Family, "browser_pdf",
 		"Print the browser's current page to a PDF saved in the workspace; the observation gives its path.",
 		func(ctx context.Context, a pdfArgs) (tools.Result, error) {
 			ctx, cancel := context.WithTimeout(ctx, 60*time.Second)

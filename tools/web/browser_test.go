@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 	"github.com/sandox/sandox/tools/web/webtest"
 )
@@ -147,9 +148,9 @@ func TestBrowserErrors(t *testing.T) {
 		{"unreachable", "browser_open", map[string]any{"url": closed}, ErrUnreachable, "ERR_CONNECTION_REFUSED"},
 		{"selector never appears", "browser_open", map[string]any{"url": base + "/", "wait_selector": "#never", "timeout_seconds": 1}, tools.ErrNotFound, `no element matches selector "#never"`},
 		{"missing element", "browser_click", map[string]any{"selector": "#never", "timeout_seconds": 1}, tools.ErrNotFound, "after 1s"},
-		{"both selector and xpath", "browser_click", map[string]any{"selector": "a", "xpath": "//a"}, tools.ErrInvalidArgs, "exactly one"},
-		{"script throws", "browser_eval", map[string]any{"script": "throw new Error('boom')"}, tools.ErrInvalidArgs, "boom"},
-		{"not a select", "browser_select", map[string]any{"selector": "main", "values": []string{"x"}}, tools.ErrInvalidArgs, "not a <select>"},
+		{"both selector and xpath", "browser_click", map[string]any{"selector": "a", "xpath": "//a"}, schemas.CodeInvalidArgs, "exactly one"},
+		{"script throws", "browser_eval", map[string]any{"script": "throw new Error('boom')"}, schemas.CodeInvalidArgs, "boom"},
+		{"not a select", "browser_select", map[string]any{"selector": "main", "values": []string{"x"}}, schemas.CodeInvalidArgs, "not a <select>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,7 +165,7 @@ func TestBrowserMissingChromium(t *testing.T) {
 	w := newWeb(t, Config{Browser: BrowserConfig{Bin: "/nonexistent/chromium"}})
 	_, err := call(t, w, "browser_open", map[string]any{"url": "http://127.0.0.1:1/"})
 	require.ErrorIs(t, err, ErrNoBrowser)
-	assert.ErrorIs(t, err, tools.ErrUnsupported)
+	assert.ErrorIs(t, err, schemas.CodeUnsupported)
 }
 
 // closedPortURL returns a loopback URL on a port nothing listens on.

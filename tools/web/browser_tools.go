@@ -11,6 +11,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -26,7 +27,7 @@ type openArgs struct {
 }
 
 func (w *Web) browserOpen() tools.Tool {
-	return tools.New(Module, "browser_open",
+	return tools.New(Family, "browser_open",
 		"Open a URL in the sandbox's browser (Chromium, JavaScript on) and wait for it to load, and optionally for a selector or for the network to go idle. "+
 			"The browser keeps its cookies and current page across actions and batches, so a login, a navigation and an extraction can be separate actions.",
 		func(ctx context.Context, a openArgs) (tools.Result, error) {
@@ -130,7 +131,7 @@ type clickArgs struct {
 }
 
 func (w *Web) browserClick() tools.Tool {
-	return tools.New(Module, "browser_click",
+	return tools.New(Family, "browser_click",
 		"Click an element of the browser's current page, found by CSS selector or XPath; optionally wait for the page the click leads to.",
 		func(ctx context.Context, a clickArgs) (tools.Result, error) {
 			return w.onElement(ctx, a.target, a.TimeoutSeconds, a.WaitNavigation, "clicked", func(el *rod.Element) error {
@@ -148,7 +149,7 @@ type typeArgs struct {
 }
 
 func (w *Web) browserType() tools.Tool {
-	return tools.New(Module, "browser_type",
+	return tools.New(Family, "browser_type",
 		"Type text into an input or text area of the browser's current page, found by CSS selector or XPath.",
 		func(ctx context.Context, a typeArgs) (tools.Result, error) {
 			return w.onElement(ctx, a.target, a.TimeoutSeconds, a.PressEnter, "typed into", func(el *rod.Element) error {
@@ -175,7 +176,7 @@ type selectArgs struct {
 }
 
 func (w *Web) browserSelect() tools.Tool {
-	return tools.New(Module, "browser_select",
+	return tools.New(Family, "browser_select",
 		"Select options of a <select> element of the browser's current page; each value matches an option's value or visible text.",
 		func(ctx context.Context, a selectArgs) (tools.Result, error) {
 			return w.onElement(ctx, a.target, a.TimeoutSeconds, false, "selected in", func(el *rod.Element) error {
@@ -195,7 +196,7 @@ func (w *Web) browserSelect() tools.Tool {
 				}
 				switch n := res.Value.Int(); {
 				case n < 0:
-					return fmt.Errorf("%s is not a <select>: %w", a.target, tools.ErrInvalidArgs)
+					return fmt.Errorf("%s is not a <select>: %w", a.target, schemas.CodeInvalidArgs)
 				case n == 0:
 					return fmt.Errorf("no option of %s matches %q: %w", a.target, a.Values, tools.ErrNotFound)
 				}
@@ -210,7 +211,7 @@ type submitArgs struct {
 }
 
 func (w *Web) browserSubmit() tools.Tool {
-	return tools.New(Module, "browser_submit",
+	return tools.New(Family, "browser_submit",
 		"Submit a form of the browser's current page (the element found, or the form it is in) and wait for the page it leads to.",
 		func(ctx context.Context, a submitArgs) (tools.Result, error) {
 			return w.onElement(ctx, a.target, a.TimeoutSeconds, true, "submitted", func(el *rod.Element) error {
@@ -224,7 +225,7 @@ func (w *Web) browserSubmit() tools.Tool {
 					return err
 				}
 				if !res.Value.Bool() {
-					return fmt.Errorf("%s is neither a form nor in one: %w", a.target, tools.ErrInvalidArgs)
+					return fmt.Errorf("%s is neither a form nor in one: %w", a.target, schemas.CodeInvalidArgs)
 				}
 				return nil
 			})

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"syscall"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -20,13 +21,13 @@ var (
 	// ErrHTTPStatus: the server answered with a 4xx or 5xx status.
 	ErrHTTPStatus = errors.New("HTTP error status")
 	// ErrNotHTML: the URL serves something other than an HTML page.
-	ErrNotHTML = fmt.Errorf("not an HTML page: %w", tools.ErrUnsupported)
+	ErrNotHTML = fmt.Errorf("not an HTML page: %w", schemas.CodeUnsupported)
 	// ErrPageTooLarge: the page is over the size limit.
 	ErrPageTooLarge = fmt.Errorf("page over the size limit: %w", tools.ErrTooLarge)
 	// ErrNoBrowser: Chromium is not installed in this sandbox.
-	ErrNoBrowser = fmt.Errorf("no browser in this sandbox: %w", tools.ErrUnsupported)
+	ErrNoBrowser = fmt.Errorf("no browser in this sandbox: %w", schemas.CodeUnsupported)
 	// ErrNoSearch: this sandbox has no way to reach the search service.
-	ErrNoSearch = fmt.Errorf("no search service: %w", tools.ErrUnsupported)
+	ErrNoSearch = fmt.Errorf("no search service: %w", schemas.CodeUnsupported)
 )
 
 // statusError is ErrHTTPStatus for an answer with status from u, naming

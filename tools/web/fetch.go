@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -19,7 +20,7 @@ type fetchArgs struct {
 }
 
 func (w *Web) fetchMarkdown() tools.Tool {
-	return tools.New(Module, "fetch_markdown",
+	return tools.New(Family, "fetch_markdown",
 		"Fetch one web page and return its main content as markdown (title, URL, then the content with navigation, headers, footers and scripts stripped; "+
 			"tables, lists, links and code blocks kept). No JavaScript runs: use the browser tools for pages that build their content with scripts. "+
 			"Markdown over the observation limit is written to a file in the workspace and the observation says where.",
@@ -47,7 +48,7 @@ func (w *Web) fetchMarkdown() tools.Tool {
 func (w *Web) get(ctx context.Context, rawURL string) (string, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", rawURL, tools.ErrInvalidArgs)
+		return "", nil, fmt.Errorf("%s: %w", rawURL, schemas.CodeInvalidArgs)
 	}
 	req.Header.Set("User-Agent", w.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5")
@@ -102,7 +103,7 @@ func isHTML(contentType string) bool {
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url %q: want an absolute http or https URL: %w", raw, tools.ErrInvalidArgs)
+		return fmt.Errorf("url %q: want an absolute http or https URL: %w", raw, schemas.CodeInvalidArgs)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools/web/webtest"
 )
 
@@ -50,7 +50,7 @@ func TestFetchMarkdownErrors(t *testing.T) {
 		{"unreachable", Config{}, map[string]any{"url": "http://127.0.0.1:1/"}, ErrUnreachable, "connection refused"},
 		{"no such host", Config{}, map[string]any{"url": "http://no-such-host.invalid/"}, ErrUnreachable, "does not resolve"},
 		{"timeout", Config{}, map[string]any{"url": slow.URL, "timeout_seconds": 1}, context.DeadlineExceeded, "no answer in time"},
-		{"bad URL", Config{}, map[string]any{"url": "/relative"}, tools.ErrInvalidArgs, "absolute"},
+		{"bad URL", Config{}, map[string]any{"url": "/relative"}, schemas.CodeInvalidArgs, "absolute"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

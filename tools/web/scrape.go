@@ -14,6 +14,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gocolly/colly/v2"
 
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -31,7 +32,7 @@ type scrapeArgs struct {
 }
 
 func (w *Web) scrapeWebsite() tools.Tool {
-	return tools.New(Module, "scrape_website",
+	return tools.New(Family, "scrape_website",
 		"Crawl a website from a URL and return one markdown document: per page its title and URL, then its main content with navigation, headers, "+
 			"footers and scripts stripped (tables, lists, links and code blocks kept). Stays on the start host by default and respects robots.txt; "+
 			"bounded by depth, page count and a time budget. Markdown over the observation limit is written to a file in the workspace.",
@@ -103,7 +104,7 @@ func compileAll(arg string, patterns []string) ([]*regexp.Regexp, error) {
 	for _, p := range patterns {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s pattern %q: %v: %w", arg, p, err, tools.ErrInvalidArgs)
+			return nil, fmt.Errorf("%s pattern %q: %v: %w", arg, p, err, schemas.CodeInvalidArgs)
 		}
 		out = append(out, re)
 	}
@@ -244,7 +245,7 @@ func (s *scrape) skip(u string, err error) {
 // visitError is the error of a start page that colly refused to visit.
 func (s *scrape) visitError(u string, err error) error {
 	if errors.Is(err, colly.ErrRobotsTxtBlocked) {
-		return fmt.Errorf("%s: disallowed by robots.txt (set ignore_robots_txt to fetch it anyway): %w", u, tools.ErrAccessDenied)
+		return fmt.Errorf("%s: disallowed by robots.txt (set ignore_robots_txt to fetch it anyway): %w", u, schemas.CodeAccessDenied)
 	}
 	return classify(u, err)
 }

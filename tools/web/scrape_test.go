@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools/web/webtest"
 )
 
@@ -110,10 +110,10 @@ func TestScrapeWebsiteStartPageErrors(t *testing.T) {
 		msg  string
 	}{
 		{"404", base + "/gone", ErrHTTPStatus, "404 Not Found"},
-		{"robots", base + "/private", tools.ErrAccessDenied, "disallowed by robots.txt"},
+		{"robots", base + "/private", schemas.CodeAccessDenied, "disallowed by robots.txt"},
 		{"not HTML", base + "/report.pdf", ErrNotHTML, "application/pdf"},
 		{"unreachable", "http://127.0.0.1:1/", ErrUnreachable, "connection refused"},
-		{"not a URL", "ftp://example/", tools.ErrInvalidArgs, "want an absolute http or https URL"},
+		{"not a URL", "ftp://example/", schemas.CodeInvalidArgs, "want an absolute http or https URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ type searchArgs struct {
 }
 
 func (w *Web) webSearch() tools.Tool {
-	return tools.New(Module, "web_search",
+	return tools.New(Family, "web_search",
 		"Search the web and return the most relevant pages with their titles, URLs and snippets. The search runs in the control plane "+
 			"with the operator's API keys (Brave Search, Google Programmable Search or SearXNG); the sandbox never sees them.",
 		func(ctx context.Context, a searchArgs) (tools.Result, error) {

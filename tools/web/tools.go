@@ -5,11 +5,12 @@ import (
 	"net/http"
 
 	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
-// Module is the name of the tool module, the part before the dot in
+// Family is the family's name (catalog.Web), the part before the dot in
 // "web_tools.scrape_website".
-const Module = "web_tools"
+const Family = catalog.Web
 
 // Config configures the web tools. The zero value of each field means its
 // default.

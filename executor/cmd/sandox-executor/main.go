@@ -76,7 +76,12 @@ func run(ctx context.Context, getenv func(string) string) error {
 	// The tools send their requests over the connection of the sandbox's
 	// own identity, made once the sandbox is known (after a claim).
 	var conn atomic.Pointer[nats.Conn]
-	toolsEnv := tools.Env{Executor: env, Request: request(&conn), Log: log.With("sandbox", env.SandboxID)}
+	// The sandbox's id as it is now: a pooled executor's changes at its
+	// claim, after the families opened (their jobs publish under it).
+	var sandboxID atomic.Value
+	sandboxID.Store(env.SandboxID)
+	toolsEnv := tools.Env{Executor: env, Request: request(&conn), Log: log.With("sandbox", env.SandboxID),
+		Publish: executor.Publisher(conn.Load), SandboxID: func() string { return sandboxID.Load().(string) }}
 	// A pooled executor opens what it can while it waits for its claim.
 	pending, err := executor.PreopenTools(ctx, toolsEnv)
 	if err != nil {
@@ -87,6 +92,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 			return err
 		}
 		toolsEnv.Executor, toolsEnv.Log = env, log.With("sandbox", env.SandboxID)
+		sandboxID.Store(env.SandboxID)
 	}
 	nc, err := connect(env, log.With("sandbox", env.SandboxID))
 	if err != nil {

@@ -150,6 +150,10 @@ func demo(ctx context.Context, args []string) error {
 		u.CPUPercent, resources.FormatBytes(u.MemoryBytes), resources.FormatBytes(u.Limits.MemoryBytes),
 		resources.FormatBytes(u.DiskBytes), resources.FormatBytes(u.Limits.DiskBytes), u.PIDs, u.Limits.PIDs)
 
+	if err := demoJobs(ctx, sandbox); err != nil {
+		return err
+	}
+
 	step("end the sandbox")
 	if err := sandbox.End(ctx); err != nil {
 		return err

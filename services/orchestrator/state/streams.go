@@ -22,6 +22,10 @@ type Retention struct {
 // DefaultRetention keeps a week of events, at most 1 GiB.
 func DefaultRetention() Retention { return Retention{MaxAge: 7 * 24 * time.Hour, MaxBytes: 1 << 30} }
 
+// jobRetention bounds SANDOX_JOBS: a week of job output, at most 1 GiB,
+// the oldest dropped first.
+var jobRetention = Retention{MaxAge: 7 * 24 * time.Hour, MaxBytes: 1 << 30}
+
 // Setup is SetupWith the DefaultRetention, with replicas as the cluster
 // allows (Replicas(nc, 0)).
 func Setup(ctx context.Context, js jetstream.JetStream) error {
@@ -80,6 +84,22 @@ func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention, repli
 		// get the stream's ack as its answer.)
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", schemas.EventStream, err)
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        schemas.JobStream,
+		Description: "sandox jobs: the start, output chunks and exit of every sandbox's background jobs, read back from any sequence",
+		Subjects:    []string{schemas.JobStreamSubjects},
+		Retention:   jetstream.LimitsPolicy,
+		Storage:     jetstream.FileStorage,
+		MaxAge:      jobRetention.MaxAge,
+		MaxBytes:    jobRetention.MaxBytes,
+		// Executors publish with Nats-Msg-Id and retry until stored: a
+		// repeat within the window is dropped (readers also skip a chunk
+		// whose offset they passed).
+		Duplicates: 2 * time.Minute,
+		Replicas:   replicas,
+	}); err != nil {
+		return fmt.Errorf("stream %s: %w", schemas.JobStream, err)
 	}
 	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket, schemas.HostsBucket} {
 		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{

@@ -368,6 +368,43 @@ class HostStatus(ReadModel):
     lost_at: datetime | None = Field(default=None)
 
 
+class JobExit(ReadModel):
+    """JobExit (schemas.JobExit in Go)."""
+
+    job_id: str
+    sandbox_id: str
+    exit_code: int
+    signal: str | None = Field(default=None)
+    stdout_bytes: int
+    stderr_bytes: int
+    started_at: datetime
+    ended_at: datetime
+    error: str | None = Field(default=None)
+
+
+class JobInfo(ReadModel):
+    """JobInfo (schemas.JobInfo in Go)."""
+
+    job_id: str
+    sandbox_id: str
+    command: str
+    dir: str | None = Field(default=None)
+    pid: int
+    started_at: datetime
+    notify: str | None = Field(default=None)
+    running: bool
+    exit: JobExit | None = Field(default=None)
+
+
+class JobOutput(ReadModel):
+    """JobOutput (schemas.JobOutput in Go)."""
+
+    job_id: str
+    stream: Union[Literal["stdout", "stderr"], str]
+    offset: int
+    data: str = Field(description="base64")
+
+
 class RowError(ReadModel):
     """RowError (schemas.RowError in Go)."""
 

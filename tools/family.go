@@ -6,31 +6,14 @@ import (
 	"sync"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
-// Module is a built-in tool family ("filesystem_tools", "terminal_tools",
-// …): everything the orchestrator and the executor need to know about it.
-// The list of them is package builtin; adding a family is adding one entry
-// there.
-type Module struct {
-	// Name is the module name, the part before the dot in
-	// "filesystem_tools.read_file", and the name users select it by
-	// ("filesystem_tools" or "filesystem_tools.py").
-	Name string
-	// Summary says in one line what the family offers, for docs and errors.
-	Summary string
-	// Image is what a sandbox image needs for the family beyond the default
-	// sandbox image.
-	Image ImageNeeds
-	// Open builds the family's tools in the executor. It runs once per
-	// executor, in the order of the module list, before the executor
-	// serves anything.
-	Open func(ctx context.Context, env Env) (Opened, error)
-	// NeedsIdentity says Open binds the sandbox's id or group: a pooled
-	// executor opens the family only once claimed, the others while it
-	// waits (executor.PreopenTools).
-	NeedsIdentity bool
-}
+// OpenFunc builds a family's tools in the executor. It runs once per
+// executor, in the order of the family list (catalog.Families), before the
+// executor serves anything. Package builtin maps each family's name to its
+// OpenFunc.
+type OpenFunc func(ctx context.Context, env Env) (Opened, error)
 
 // Opened is a family built in the executor: its tools, and how it closes.
 type Opened struct {
@@ -40,29 +23,17 @@ type Opened struct {
 	Close func() error
 }
 
-// ImageNeeds is what a family adds to the default sandbox image. The
-// orchestrator puts the needs of the chosen families into the generated
-// Dockerfile, so a sandbox image holds what its families need and nothing
-// more.
-type ImageNeeds struct {
-	// Apt are Debian packages installed with apt-get (from the machine's
-	// own mirror, as the base image's sources name it).
-	Apt []string
-	// Files are written into the image.
-	Files []ImageFile
-}
+// ImageNeeds is catalog.ImageNeeds, named here until the orchestrator
+// reads package catalog.
+//
+// Deprecated: use catalog.ImageNeeds.
+type ImageNeeds = catalog.ImageNeeds
 
-// Empty reports whether the family needs nothing beyond the default image.
-func (n ImageNeeds) Empty() bool { return len(n.Apt) == 0 && len(n.Files) == 0 }
-
-// ImageFile is a file a family puts into the sandbox image.
-type ImageFile struct {
-	// Path is absolute, in the image.
-	Path    string
-	Content []byte
-	// Mode is the file's permission bits; 0644 when zero.
-	Mode uint32
-}
+// ImageFile is catalog.ImageFile, named here until the orchestrator reads
+// package catalog.
+//
+// Deprecated: use catalog.ImageFile.
+type ImageFile = catalog.ImageFile
 
 // Env is what a family's Open gets from the executor.
 type Env struct {
@@ -76,9 +47,30 @@ type Env struct {
 	// families that forward calls to a control-plane service. Nil when the
 	// executor has no connection (unit tests).
 	Request func(ctx context.Context, subject string, data []byte) ([]byte, error)
+	// Publish sends data on subject and returns once a stream stored it
+	// (a JetStream publish with msgID as Nats-Msg-Id, so that the stream
+	// drops a repeat of a retried message), for families whose work
+	// outlives the action (terminal_tools' jobs). It fails when the bus is
+	// away; the caller retries. Nil when the executor has no connection
+	// (unit tests).
+	Publish func(ctx context.Context, subject, msgID string, data []byte) error
+	// SandboxID returns the id of the sandbox the executor serves now:
+	// for a pooled executor, the claimed sandbox's once claimed, whereas
+	// Executor.SandboxID is fixed when the family opens. Nil means
+	// Executor.SandboxID.
+	SandboxID func() string
 	// Log is the executor's logger, tagged with the sandbox and group;
 	// never nil.
 	Log *slog.Logger
+}
+
+// Sandbox returns the id of the sandbox the executor serves now (SandboxID,
+// else Executor.SandboxID).
+func (e Env) Sandbox() string {
+	if e.SandboxID != nil {
+		return e.SandboxID()
+	}
+	return e.Executor.SandboxID
 }
 
 // WorkDir is the working directory the families share: the workspace, or,

@@ -1,0 +1,204 @@
+"""Background jobs of a sandbox, asyncio-native (the Go SDK's sdk/jobs.go
+and sdk/joboutput.go; docs/jobs.md).
+
+    from sandox.aio.jobs import start_job
+
+    job = await start_job(sandbox, "make test", id="test-1")
+    last = 0
+    async for ev in job.output():          # from the start
+        last = ev.seq
+        if ev.exit is None:
+            print(ev.stream, ev.data)
+    async for ev in job.output(after=last):  # resume after a disconnect
+        ...
+    exit = await job.wait()
+
+Start, list, signal and kill are actions (terminal_tools.*_job); output and
+wait read the SANDOX_JOBS stream, so they need no answer from the sandbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import nats.errors
+import nats.js.errors
+from nats.js import api
+from pydantic import TypeAdapter, ValidationError
+
+from ..errors import InternalError, NotFoundError, UnavailableError, from_wire
+from ..errors import TimeoutError as SandoxTimeoutError
+from ..models import JobExit, JobInfo, JobOutput
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox
+
+JOB_STREAM = "SANDOX_JOBS"
+"""The stream that keeps every job's records (schemas.JobStream)."""
+
+_job_list = TypeAdapter(list[JobInfo])
+
+
+def job_subject(sandbox_id: str, job_id: str, kind: str) -> str:
+    """The subject of a job's records of kind "start", "out" or "exit"
+    (schemas.JobSubject)."""
+    return f"sandbox.{sandbox_id}.jobs.{job_id}.{kind}"
+
+
+@dataclass
+class JobEvent:
+    """One record of a job: a chunk of output or, last, the exit."""
+
+    seq: int
+    """The record's sequence in SANDOX_JOBS: output(after=seq) resumes after it."""
+    stream: str = ""
+    """"stdout" or "stderr" for a chunk."""
+    offset: int = 0
+    """The chunk's first byte's position in its stream."""
+    data: bytes = b""
+    exit: JobExit | None = None
+    """How the job ended; set on the last event only."""
+
+
+async def _call(sandbox: Sandbox, tool: str, args: dict[str, Any], timeout: float | None) -> Any:
+    """Runs terminal_tools.<tool> as a one-action batch and returns the
+    observation's return; an action error raises its exception."""
+    obs = await sandbox.send_actions([{"tool": "terminal_tools." + tool, "args": args}], timeout=timeout)
+    if len(obs) != 1:
+        raise InternalError(f"{tool}: {len(obs)} observations, want 1")
+    o = obs[0]
+    if o.error is not None:
+        raise from_wire(o.error, f"sandbox {sandbox.id}: {tool}")
+    return o.return_
+
+
+async def start_job(
+    sandbox: Sandbox,
+    command: str,
+    *,
+    id: str | None = None,
+    dir: str | None = None,
+    notify: str | None = None,
+    timeout: float | None = None,
+) -> Job:
+    """Starts command (bash -c) as a job in the sandbox and returns once it
+    runs and its start is recorded, without waiting for it. An id in use
+    raises AlreadyExistsError; a bad id or notify name BadRequestError."""
+    args: dict[str, Any] = {"command": command}
+    for k, v in (("job_id", id), ("dir", dir), ("notify", notify)):
+        if v:
+            args[k] = v
+    ret = await _call(sandbox, "start_job", args, timeout)
+    try:
+        info = JobInfo.model_validate(ret)
+    except ValidationError as e:
+        raise InternalError(f"start_job: {e}") from e
+    return Job(sandbox, info.job_id, info)
+
+
+async def list_jobs(sandbox: Sandbox, timeout: float | None = None) -> list[JobInfo]:
+    """The sandbox's jobs, running or ended, newest first."""
+    ret = await _call(sandbox, "list_jobs", {}, timeout)
+    return _job_list.validate_python(ret or [])
+
+
+class Job:
+    """A job of a sandbox, started by this client or another."""
+
+    def __init__(self, sandbox: Sandbox, id: str, info: JobInfo | None = None) -> None:
+        self.sandbox = sandbox
+        self.id = id
+        self.info = info
+        """The job as start_job reported it, when this handle started it."""
+
+    def __repr__(self) -> str:
+        return f"Job(id={self.id!r}, sandbox={self.sandbox.id!r})"
+
+    async def signal(self, sig: str, timeout: float | None = None) -> None:
+        """Sends sig ("TERM", "INT", "KILL", …) to every process of the job."""
+        await _call(self.sandbox, "signal_job", {"job_id": self.id, "signal": sig}, timeout)
+
+    async def kill(self, timeout: float | None = None) -> JobInfo:
+        """Kills the job's whole process tree and returns once it ended."""
+        return JobInfo.model_validate(await _call(self.sandbox, "kill_job", {"job_id": self.id}, timeout))
+
+    async def _check_exists(self) -> None:
+        c = await self.sandbox.group._link()
+        try:
+            await c.js.get_last_msg(JOB_STREAM, job_subject(self.sandbox.id, self.id, "start"))
+        except nats.js.errors.NotFoundError as e:
+            raise NotFoundError(f"job {self.id} of sandbox {self.sandbox.id}") from e
+        except (nats.errors.Error, asyncio.TimeoutError) as e:
+            raise UnavailableError(f"job {self.id}: {e}") from e
+
+    async def _follow(self, filter: str, after: int):
+        c = await self.sandbox.group._link()
+        cfg = api.ConsumerConfig()
+        if after > 0:
+            cfg.deliver_policy = api.DeliverPolicy.BY_START_SEQUENCE
+            cfg.opt_start_seq = after + 1
+        try:
+            return await c.js.subscribe(filter, stream=JOB_STREAM, ordered_consumer=True, config=cfg)
+        except (nats.errors.Error, asyncio.TimeoutError) as e:
+            raise UnavailableError(f"read job {self.id}: {e}") from e
+
+    async def output(self, after: int = 0) -> AsyncIterator[JobEvent]:
+        """Yields the job's records after stream sequence after (0 for all),
+        in order, ending with the exit; it follows a running job as it
+        writes. A chunk repeated by the sandbox is dropped by its offset.
+        A job that never started raises NotFoundError."""
+        await self._check_exists()
+        sub = await self._follow(f"sandbox.{self.sandbox.id}.jobs.{self.id}.>", after)
+        seen: dict[str, int] = {}
+        try:
+            while True:
+                msg = await sub.next_msg(timeout=None)
+                seq = msg.metadata.sequence.stream
+                kind = msg.subject.rsplit(".", 1)[1]
+                if kind == "exit":
+                    yield JobEvent(seq=seq, exit=JobExit.model_validate_json(msg.data))
+                    return
+                if kind != "out":
+                    continue
+                out = JobOutput.model_validate_json(msg.data)
+                data, offset = base64.b64decode(out.data), out.offset
+                want = seen.get(out.stream)
+                if want is not None:
+                    if offset + len(data) <= want:
+                        continue
+                    if offset < want:
+                        data, offset = data[want - offset :], want
+                seen[out.stream] = offset + len(data)
+                yield JobEvent(seq=seq, stream=out.stream, offset=offset, data=data)
+        finally:
+            try:
+                await sub.unsubscribe()
+            except nats.errors.Error:
+                pass
+
+    async def wait(self, timeout: float | None = None) -> JobExit:
+        """Waits until the job ended and returns its exit, read from
+        SANDOX_JOBS (at once for a job that ended long ago). A job that
+        never started raises NotFoundError."""
+        await self._check_exists()
+        sub = await self._follow(job_subject(self.sandbox.id, self.id, "exit"), 0)
+        try:
+            msg = await sub.next_msg(timeout=timeout)
+        except nats.errors.TimeoutError as e:
+            raise SandoxTimeoutError(f"job {self.id}: no exit within {timeout}s") from e
+        finally:
+            try:
+                await sub.unsubscribe()
+            except nats.errors.Error:
+                pass
+        try:
+            return JobExit.model_validate_json(msg.data)
+        except ValidationError as e:
+            raise InternalError(f"job {self.id}: exit: {e}") from e
+
+
+__all__ = ["JOB_STREAM", "Job", "JobEvent", "job_subject", "list_jobs", "start_job"]
