@@ -6,12 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/executor/limits"
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -21,19 +19,8 @@ import (
 // requesters: the executor's share of the action path, for profiling
 // (-cpuprofile).
 func BenchmarkServeBatch(b *testing.B) {
-	cfg := natsd.DefaultConfig()
-	cfg.Port = -1
-	cfg.StoreDir = b.TempDir()
-	ns, err := natsd.Start(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(nc.Close)
+	ns := natstest.Start(b)
+	nc := natstest.Connect(b, ns)
 	ws := b.TempDir()
 	log := slog.New(slog.DiscardHandler)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -49,11 +36,7 @@ func BenchmarkServeBatch(b *testing.B) {
 	}
 	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: "sb-bench", Limits: w}, log)
 	go func() { _ = srv.Serve(ctx) }()
-	client, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(client.Close)
+	client := natstest.Connect(b, ns)
 	payload := []byte(`{"filesystem_tools.stat_path": {"path": "` + ws + `"}}`)
 	subject := schemas.ActionsSubject("sb-bench")
 	deadline := time.Now().Add(10 * time.Second)

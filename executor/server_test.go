@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/jsonschema"
@@ -73,17 +74,7 @@ func startServerWith(t *testing.T, reg *tools.Registry, srvCfg Config) *nats.Con
 // connection to it; both close at the test's end.
 func startNATS(t *testing.T) *nats.Conn {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Port = -1
-	cfg.StoreDir = t.TempDir()
-	cfg.MaxPayload = 1 << 20
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	return nc
+	return natstest.Connect(t, natstest.Start(t, func(c *natsd.Config) { c.MaxPayload = 1 << 20 }))
 }
 
 // serve runs an executor.Server for reg on nc until the test's end, when

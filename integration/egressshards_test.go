@@ -22,6 +22,7 @@ import (
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // shardSystem runs a sandox system of its own beside the test system's: a
@@ -56,7 +57,7 @@ func shardSystem(t *testing.T, cfg orchestrator.Config) *nats.Conn {
 	cfg.NATSSocket = sockDir
 	cfg.CredsDir = t.TempDir()
 	require.NoError(t, os.Chmod(cfg.CredsDir, 0o755))
-	w, err := orchestrator.NewWorker(t.Context(), control, docker.NewRuntime(env.docker), cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	w, err := orchestrator.NewWorker(t.Context(), control, docker.NewRuntime(env.docker).Engine(), cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	require.NoError(t, err)
 	wctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -65,12 +66,12 @@ func shardSystem(t *testing.T, cfg orchestrator.Config) *nats.Conn {
 		cancel()
 		assert.NoError(t, <-done)
 		ctx := context.Background()
-		left, _ := env.docker.List(ctx, orchestrator.LabelSystem+"="+cfg.System)
+		left, _ := env.docker.List(ctx, runtime.LabelSystem+"="+cfg.System)
 		for _, c := range left {
 			_ = env.docker.Remove(ctx, c.ID)
-			_ = env.docker.RemoveVolume(ctx, orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))
+			_ = env.docker.RemoveVolume(ctx, runtime.VolumeName(c.Labels[runtime.LabelSandbox]))
 		}
-		nets, err := env.docker.Networks(ctx, orchestrator.LabelSystem+"="+cfg.System)
+		nets, err := env.docker.Networks(ctx, runtime.LabelSystem+"="+cfg.System)
 		assert.NoError(t, err)
 		for _, n := range nets {
 			assert.NoError(t, env.docker.RemoveNetwork(ctx, n.Name))

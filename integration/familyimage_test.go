@@ -12,7 +12,8 @@ import (
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/docker"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -26,10 +27,10 @@ func TestFamilyImageNeeds(t *testing.T) {
 		Apt:   []string{"jq"},
 		Files: []tools.ImageFile{{Path: "/usr/local/bin/family-hello", Content: []byte("#!/bin/sh\necho family says hello\n"), Mode: 0o755}},
 	}
-	files := orchestrator.BuildContext(build.SandboxImage, needs, []schemas.ToolFile{{Name: "fam_tools.py", Content: []byte(familyTools)}})
+	files := images.BuildContext(build.SandboxImage, needs, []schemas.ToolFile{{Name: "fam_tools.py", Content: []byte(familyTools)}})
 	tag := "sandox/sandbox-tools:it-family-needs"
 	var progress strings.Builder
-	err := env.docker.Build(ctx, docker.BuildSpec{Tag: tag, Files: files, Labels: map[string]string{orchestrator.LabelManaged: "true"}}, &progress)
+	err := env.docker.Build(ctx, docker.BuildSpec{Tag: tag, Files: files, Labels: map[string]string{runtime.LabelManaged: "true"}}, &progress)
 	require.NoError(t, err, "build:\n%s", progress.String())
 	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", tag).Run() })
 

@@ -14,7 +14,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // newGroup returns a started group whose End runs at cleanup.
@@ -68,7 +68,7 @@ func mustOK(t *testing.T, o schemas.Observation) {
 func groupContainers(t *testing.T, group string) int {
 	t.Helper()
 	// Sandboxes only: a group with database grants also runs its databases.
-	left, err := env.docker.List(context.Background(), orchestrator.LabelGroup+"="+group, orchestrator.LabelSandbox)
+	left, err := env.docker.List(context.Background(), runtime.LabelGroup+"="+group, runtime.LabelSandbox)
 	require.NoError(t, err)
 	return len(left)
 }

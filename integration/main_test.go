@@ -20,6 +20,8 @@ import (
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/groupdb"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // env is the system under test, shared by every test of the package.
@@ -165,7 +167,7 @@ func setup(ctx context.Context) (func() error, error) {
 	}
 	env.worker = ocfg
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(d), ocfg, log)
+	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(d).Engine(), ocfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -190,14 +192,14 @@ func setup(ctx context.Context) (func() error, error) {
 		os.RemoveAll(store)
 		os.RemoveAll(sockDir)
 		// Anything a failed test left behind goes with the network.
-		left, _ := d.List(context.Background(), orchestrator.LabelSystem+"="+ocfg.System)
+		left, _ := d.List(context.Background(), runtime.LabelSystem+"="+ocfg.System)
 		for _, c := range left {
 			_ = d.Remove(context.Background(), c.ID)
-			_ = d.RemoveVolume(context.Background(), orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]))
+			_ = d.RemoveVolume(context.Background(), runtime.VolumeName(c.Labels[runtime.LabelSandbox]))
 		}
 		for _, g := range env.dbGroups {
 			for _, db := range []string{"neo4j", "qdrant"} {
-				_ = d.RemoveVolume(context.Background(), orchestrator.DatabaseName(g, db))
+				_ = d.RemoveVolume(context.Background(), groupdb.Name(g, db))
 			}
 		}
 		nerr := errors.Join(d.RemoveNetwork(context.Background(), env.network), d.RemoveNetwork(context.Background(), ocfg.EgressNetwork),

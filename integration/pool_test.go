@@ -19,6 +19,7 @@ import (
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // TestPoolClaim runs a second worker with a warm pool beside the test
@@ -36,7 +37,7 @@ func TestPoolClaim(t *testing.T) {
 	cfg.PoolSize = 1
 	cfg.DisksDir = ""
 	cfg.CredsDir = t.TempDir()
-	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(env.docker), cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	w, err := orchestrator.NewWorker(ctx, control, docker.NewRuntime(env.docker).Engine(), cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	require.NoError(t, err)
 	wctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -44,17 +45,17 @@ func TestPoolClaim(t *testing.T) {
 	t.Cleanup(func() {
 		cancel()
 		assert.NoError(t, <-done)
-		left, err := env.docker.List(context.Background(), orchestrator.LabelManaged+"=true")
+		left, err := env.docker.List(context.Background(), runtime.LabelManaged+"=true")
 		assert.NoError(t, err)
 		for _, c := range left {
-			assert.False(t, schemas.IsPoolID(c.Labels[orchestrator.LabelSandbox]), "pooled container %s left", c.Name)
+			assert.False(t, schemas.IsPoolID(c.Labels[runtime.LabelSandbox]), "pooled container %s left", c.Name)
 		}
 	})
 	waitPooled := func() {
 		require.Eventually(t, func() bool {
-			left, err := env.docker.List(ctx, orchestrator.LabelManaged+"=true")
+			left, err := env.docker.List(ctx, runtime.LabelManaged+"=true")
 			return err == nil && slices.ContainsFunc(left, func(c docker.State) bool {
-				return schemas.IsPoolID(c.Labels[orchestrator.LabelSandbox]) && c.Running
+				return schemas.IsPoolID(c.Labels[runtime.LabelSandbox]) && c.Running
 			})
 		}, 2*time.Minute, 100*time.Millisecond, "a pooled sandbox runs")
 	}
@@ -90,7 +91,7 @@ func TestPoolClaim(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1000000000 268435456 200", strings.TrimSpace(string(out)))
 	require.NoError(t, sb.End(ctx))
-	c, err := env.docker.List(ctx, orchestrator.LabelSandbox+"="+st.PoolID)
+	c, err := env.docker.List(ctx, runtime.LabelSandbox+"="+st.PoolID)
 	require.NoError(t, err)
 	assert.Empty(t, c, "the claimed container is removed with its sandbox")
 
@@ -130,7 +131,7 @@ func TestGroupPoolClaim(t *testing.T) {
 		Pool:             &schemas.PoolSpec{Size: 1},
 	})
 	pooled := func() []docker.State {
-		left, err := env.docker.List(ctx, orchestrator.LabelPoolGroup+"="+id)
+		left, err := env.docker.List(ctx, runtime.LabelPoolGroup+"="+id)
 		require.NoError(t, err)
 		return left
 	}
@@ -139,7 +140,7 @@ func TestGroupPoolClaim(t *testing.T) {
 	}, 3*time.Minute, 100*time.Millisecond, "the group's pooled sandbox runs")
 	pool := pooled()
 	require.Len(t, pool, 1)
-	assert.Equal(t, env.worker.Worker, pool[0].Labels[orchestrator.LabelPoolWorker])
+	assert.Equal(t, env.worker.Worker, pool[0].Labels[runtime.LabelPoolWorker])
 	// Let the worker's readiness settle into its ready list.
 	time.Sleep(200 * time.Millisecond)
 
@@ -155,14 +156,14 @@ func TestGroupPoolClaim(t *testing.T) {
 	assert.Equal(t, "0\n", obs[1].Stdout, "an empty workspace")
 	st := sb.Status()
 	assert.True(t, st.FromPool)
-	assert.Equal(t, pool[0].Labels[orchestrator.LabelSandbox], st.PoolID)
+	assert.Equal(t, pool[0].Labels[runtime.LabelSandbox], st.PoolID)
 	out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}}", st.Container).Output()
 	require.NoError(t, err)
 	assert.Equal(t, "500000000 268435456", strings.TrimSpace(string(out)), "the pooled sandbox had the group's limits")
 
 	require.Eventually(t, func() bool {
 		return slices.ContainsFunc(pooled(), func(c docker.State) bool {
-			return c.Running && c.Labels[orchestrator.LabelSandbox] != st.PoolID
+			return c.Running && c.Labels[runtime.LabelSandbox] != st.PoolID
 		})
 	}, 3*time.Minute, 100*time.Millisecond, "the group's pool refills")
 	require.NoError(t, g.End(ctx))

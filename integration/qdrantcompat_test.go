@@ -23,7 +23,7 @@ import (
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/services/docker"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // qdrantTarget is the Qdrant a compatibility test talks to.
@@ -66,7 +66,7 @@ func newQdrantTarget(t *testing.T) *qdrantTarget {
 	id, err := env.docker.Create(ctx, docker.ContainerSpec{
 		Name:         name,
 		Image:        image,
-		Labels:       map[string]string{orchestrator.LabelManaged: "true", "dev.sandox.test": "true"},
+		Labels:       map[string]string{runtime.LabelManaged: "true", "dev.sandox.test": "true"},
 		Binds:        []string{name + ":/data"},
 		PublishLocal: map[string]string{"6334/tcp": "0"},
 		Hardened:     true,

@@ -15,7 +15,7 @@ import (
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/services/docker"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 func qdrantBuilder(t *testing.T, noPull bool) *build.Builder {
@@ -69,7 +69,7 @@ func TestQdrantEdgeSelftest(t *testing.T) {
 	id, err := env.docker.Create(ctx, docker.ContainerSpec{
 		Name:     fmt.Sprintf("sandox-it-qdrant-selftest-%d", time.Now().UnixNano()),
 		Image:    image,
-		Labels:   map[string]string{orchestrator.LabelManaged: "true", "dev.sandox.test": "true"},
+		Labels:   map[string]string{runtime.LabelManaged: "true", "dev.sandox.test": "true"},
 		Cmd:      []string{"selftest"},
 		Hardened: true,
 		Memory:   1 << 30,

@@ -114,7 +114,7 @@ func TestTLSRemoteClient(t *testing.T) {
 	ocfg := orchestrator.DefaultConfig()
 	ocfg.Worker, ocfg.Network, ocfg.NATSSocket = "it-tls-worker", env.network, sock
 	ocfg.DisksDir, ocfg.CredsDir = "", t.TempDir()
-	w, err := orchestrator.NewWorker(t.Context(), wnc, docker.NewRuntime(env.docker), ocfg, slog.New(slog.DiscardHandler))
+	w, err := orchestrator.NewWorker(t.Context(), wnc, docker.NewRuntime(env.docker).Engine(), ocfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	wctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -19,6 +19,7 @@ import (
 	"github.com/sandox/sandox/executor/limits"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -37,11 +38,11 @@ type fakeEngine struct {
 	images     map[string]bool
 	containers map[string]*fakeContainer
 	volumes    map[string]string
-	events     chan orchestrator.Event
+	events     chan runtime.Event
 }
 
 type fakeContainer struct {
-	spec      orchestrator.ContainerSpec
+	spec      runtime.ContainerSpec
 	sandboxID string
 	workspace string
 	running   bool
@@ -50,7 +51,7 @@ type fakeContainer struct {
 	stop      func() // stops the executor and waits for it
 }
 
-var _ orchestrator.Runtime = (*fakeEngine)(nil)
+var _ runtime.Runtime = (*fakeEngine)(nil)
 
 func newFakeEngine(t *testing.T, natsURL string) *fakeEngine {
 	e := &fakeEngine{
@@ -60,7 +61,7 @@ func newFakeEngine(t *testing.T, natsURL string) *fakeEngine {
 		images:     map[string]bool{orchestrator.DefaultConfig().SandboxImage: true},
 		containers: map[string]*fakeContainer{},
 		volumes:    map[string]string{},
-		events:     make(chan orchestrator.Event, 16),
+		events:     make(chan runtime.Event, 16),
 	}
 	t.Cleanup(e.stopAll)
 	return e
@@ -70,12 +71,12 @@ func (e *fakeEngine) ImageID(_ context.Context, ref string) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.images[ref] {
-		return "", fmt.Errorf("image %s: %w", ref, orchestrator.ErrNotFound)
+		return "", fmt.Errorf("image %s: %w", ref, runtime.ErrNotFound)
 	}
 	return "sha256:" + ref, nil
 }
 
-func (e *fakeEngine) Build(_ context.Context, spec orchestrator.ImageBuild, progress io.Writer) error {
+func (e *fakeEngine) Build(_ context.Context, spec runtime.ImageBuild, progress io.Writer) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.images[spec.Tag] = true
@@ -83,13 +84,13 @@ func (e *fakeEngine) Build(_ context.Context, spec orchestrator.ImageBuild, prog
 	return err
 }
 
-func (e *fakeEngine) Create(_ context.Context, spec orchestrator.ContainerSpec) (string, error) {
+func (e *fakeEngine) Create(_ context.Context, spec runtime.ContainerSpec) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.containers[spec.Name]; ok {
 		return "", fmt.Errorf("container %s exists", spec.Name)
 	}
-	c := &fakeContainer{spec: spec, sandboxID: spec.Labels[orchestrator.LabelSandbox]}
+	c := &fakeContainer{spec: spec, sandboxID: spec.Labels[runtime.LabelSandbox]}
 	for name := range spec.Volumes {
 		c.workspace = e.volumes[name]
 	}
@@ -107,7 +108,7 @@ func (e *fakeEngine) Start(ctx context.Context, id string) error {
 	defer e.mu.Unlock()
 	c, ok := e.containers[id]
 	if !ok {
-		return fmt.Errorf("container %s: %w", id, orchestrator.ErrNotFound)
+		return fmt.Errorf("container %s: %w", id, runtime.ErrNotFound)
 	}
 	if c.running {
 		return nil
@@ -183,30 +184,30 @@ func (e *fakeEngine) Remove(_ context.Context, id string) error {
 	return nil
 }
 
-func (e *fakeEngine) Inspect(_ context.Context, id string) (orchestrator.ContainerState, error) {
+func (e *fakeEngine) Inspect(_ context.Context, id string) (runtime.ContainerState, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, ok := e.containers[id]
 	if !ok {
-		return orchestrator.ContainerState{}, fmt.Errorf("container %s: %w", id, orchestrator.ErrNotFound)
+		return runtime.ContainerState{}, fmt.Errorf("container %s: %w", id, runtime.ErrNotFound)
 	}
 	return c.state(id), nil
 }
 
-func (c *fakeContainer) state(id string) orchestrator.ContainerState {
-	status := orchestrator.StatusExited
+func (c *fakeContainer) state(id string) runtime.ContainerState {
+	status := runtime.StatusExited
 	if c.running {
-		status = orchestrator.StatusRunning
+		status = runtime.StatusRunning
 	}
-	return orchestrator.ContainerState{ID: id, Name: id, Running: c.running, OOMKilled: c.oomKilled, ExitCode: c.exitCode, Status: status, Labels: c.spec.Labels}
+	return runtime.ContainerState{ID: id, Name: id, Running: c.running, OOMKilled: c.oomKilled, ExitCode: c.exitCode, Status: status, Labels: c.spec.Labels}
 }
 
 func (e *fakeEngine) Logs(context.Context, string, int) (string, error) { return "", nil }
 
-func (e *fakeEngine) List(_ context.Context, labels ...string) ([]orchestrator.ContainerState, error) {
+func (e *fakeEngine) List(_ context.Context, labels ...string) ([]runtime.ContainerState, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []orchestrator.ContainerState
+	var out []runtime.ContainerState
 	for id, c := range e.containers {
 		if hasLabels(c.spec.Labels, labels) {
 			out = append(out, c.state(id))
@@ -225,7 +226,7 @@ func hasLabels(have map[string]string, want []string) bool {
 	return true
 }
 
-func (e *fakeEngine) CreateVolume(_ context.Context, spec orchestrator.VolumeSpec) error {
+func (e *fakeEngine) CreateVolume(_ context.Context, spec runtime.VolumeSpec) error {
 	name := spec.Name
 	dir := filepath.Join(e.dir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -248,8 +249,8 @@ func (e *fakeEngine) RemoveVolume(_ context.Context, name string) error {
 	return os.RemoveAll(dir)
 }
 
-func (e *fakeEngine) Host(context.Context) (orchestrator.Host, error) {
-	return orchestrator.Host{ID: "fake-engine", CPUs: 4, MemoryBytes: 16 << 30}, nil
+func (e *fakeEngine) Host(context.Context) (runtime.Host, error) {
+	return runtime.Host{ID: "fake-engine", CPUs: 4, MemoryBytes: 16 << 30}, nil
 }
 
 // Stats reads the engine's side of a sandbox's use. The fake engine
@@ -259,7 +260,7 @@ func (e *fakeEngine) Stats(_ context.Context, id string) (schemas.SandboxUsage, 
 	defer e.mu.Unlock()
 	c, ok := e.containers[id]
 	if !ok || !c.running {
-		return schemas.SandboxUsage{}, fmt.Errorf("container %s is not running: %w", id, orchestrator.ErrNotFound)
+		return schemas.SandboxUsage{}, fmt.Errorf("container %s is not running: %w", id, runtime.ErrNotFound)
 	}
 	return schemas.SandboxUsage{CPUPercent: 1.5, MemoryBytes: 32 << 20, PIDs: 3, ReadAt: time.Now().UTC()}, nil
 }
@@ -272,7 +273,7 @@ func (e *fakeEngine) Restart(ctx context.Context, id string) error {
 	}
 	e.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("container %s: %w", id, orchestrator.ErrNotFound)
+		return fmt.Errorf("container %s: %w", id, runtime.ErrNotFound)
 	}
 	return e.Start(ctx, id)
 }
@@ -288,8 +289,8 @@ func (e *fakeEngine) Kill(_ context.Context, id string) error {
 
 // Events hands the orchestrator's watcher the events crash and oomKill
 // play; the stream ends with ctx.
-func (e *fakeEngine) Events(ctx context.Context, _ time.Time, _ ...string) (<-chan orchestrator.Event, <-chan error) {
-	out, errs := make(chan orchestrator.Event), make(chan error, 1)
+func (e *fakeEngine) Events(ctx context.Context, _ time.Time, _ ...string) (<-chan runtime.Event, <-chan error) {
+	out, errs := make(chan runtime.Event), make(chan error, 1)
 	go func() {
 		defer close(out)
 		for {
@@ -312,7 +313,7 @@ func (e *fakeEngine) Events(ctx context.Context, _ time.Time, _ ...string) (<-ch
 // and tells the watcher; oom says whether the kernel killed it for memory.
 func (e *fakeEngine) crash(sandboxID string, exitCode int, oom bool) {
 	e.t.Helper()
-	id := orchestrator.ContainerName(sandboxID)
+	id := runtime.ContainerName(sandboxID)
 	e.mu.Lock()
 	c, ok := e.containers[id]
 	if !ok {
@@ -322,21 +323,21 @@ func (e *fakeEngine) crash(sandboxID string, exitCode int, oom bool) {
 	c.halt(exitCode, oom)
 	labels := c.spec.Labels
 	e.mu.Unlock()
-	e.events <- orchestrator.Event{Kind: orchestrator.ContainerDied, ContainerID: id, Labels: labels, ExitCode: exitCode, Time: time.Now()}
+	e.events <- runtime.Event{Kind: runtime.ContainerDied, ContainerID: id, Labels: labels, ExitCode: exitCode, Time: time.Now()}
 }
 
 // workspace is the directory of a sandbox's workspace volume.
 func (e *fakeEngine) workspace(sandboxID string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.volumes[orchestrator.VolumeName(sandboxID)]
+	return e.volumes[runtime.VolumeName(sandboxID)]
 }
 
 // vanish stops a sandbox's executor with no event, as a lost host would.
 func (e *fakeEngine) vanish(sandboxID string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if c, ok := e.containers[orchestrator.ContainerName(sandboxID)]; ok {
+	if c, ok := e.containers[runtime.ContainerName(sandboxID)]; ok {
 		c.halt(137, false)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // sandox is a whole sandox in the test's process: an embedded NATS server
@@ -68,7 +69,7 @@ func startSandox(t *testing.T, tune ...func(*orchestrator.Config)) *sandox {
 	for _, f := range tune {
 		f(&cfg)
 	}
-	w, err := orchestrator.NewWorker(t.Context(), connect(t, s.url), s.engine, cfg, slog.New(slog.DiscardHandler))
+	w, err := orchestrator.NewWorker(t.Context(), connect(t, s.url), runtime.Engine{Runtime: s.engine}, cfg, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/docker"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // composeServices are compose.yaml's services, each container named
@@ -121,7 +121,7 @@ func TestCompose(t *testing.T) {
 	h.checkDashboard(t, st.ID, "hello-from-compose")
 
 	h.down(t, ctx)
-	left, err := h.docker.List(ctx, orchestrator.LabelSystem+"="+h.project)
+	left, err := h.docker.List(ctx, runtime.LabelSystem+"="+h.project)
 	require.NoError(t, err)
 	assert.Empty(t, left, "containers of the project's system left after down")
 	for _, name := range composeServices {

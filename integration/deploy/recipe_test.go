@@ -24,7 +24,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // secondEngine is where build/scripts/engine2.sh serves the second engine;
@@ -295,12 +295,12 @@ func leaveHost(t *testing.T, api *client.Client) {
 	if err := api.ContainerRemove(ctx, "sandox-orchestrator", container.RemoveOptions{Force: true}); err != nil {
 		t.Logf("remove sandox-orchestrator on the second engine: %v", err)
 	}
-	f := filters.NewArgs(filters.Arg("label", orchestrator.LabelSystem+"=local"))
+	f := filters.NewArgs(filters.Arg("label", runtime.LabelSystem+"=local"))
 	cs, err := api.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	assert.NoError(t, err)
 	for _, c := range cs {
 		assert.NoError(t, api.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}))
-		_ = api.VolumeRemove(ctx, orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox]), true)
+		_ = api.VolumeRemove(ctx, runtime.VolumeName(c.Labels[runtime.LabelSandbox]), true)
 	}
 	for _, n := range []string{"sandox", "sandox-data"} {
 		_ = api.NetworkRemove(ctx, n)

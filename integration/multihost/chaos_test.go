@@ -17,7 +17,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // The load: groups of sandboxes, placed with spread, each sandbox sent
@@ -83,7 +83,7 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 	system := fmt.Sprintf("sandox-mh-%d", os.Getpid())
 	t.Cleanup(func() {
 		for _, e := range engines {
-			_ = e.removeLabelled(context.Background(), orchestrator.LabelSystem+"="+system)
+			_ = e.removeLabelled(context.Background(), runtime.LabelSystem+"="+system)
 		}
 	})
 	// The node to kill leads the command stream, so that the kill moves
@@ -255,11 +255,11 @@ func TestChaosTwoHostsThreeNodes(t *testing.T) {
 	}
 	tl.mark("groups ended")
 	for name, e := range engines {
-		left, err := e.labelled(t.Context(), orchestrator.LabelSystem+"="+system)
+		left, err := e.labelled(t.Context(), runtime.LabelSystem+"="+system)
 		require.NoError(t, err)
 		assert.True(t, left.empty(), "left on %s: %+v", name, left)
 		for _, id := range sandboxIDs {
-			_, err := e.api.VolumeInspect(t.Context(), orchestrator.VolumeName(id))
+			_, err := e.api.VolumeInspect(t.Context(), runtime.VolumeName(id))
 			assert.Error(t, err, "volume of %s left on %s", id, name)
 		}
 	}

@@ -16,7 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/egressnet"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // cluster is a three-node NATS cluster of sandox-nats processes in
@@ -36,14 +37,14 @@ type cluster struct {
 func (c *cluster) urlList() string { return strings.Join(c.urls, ",") }
 
 // sandboxURLList is every node's socket as a sandbox sees it (the socket
-// directory bound at orchestrator.SandboxNATSDir), comma-separated, node
+// directory bound at egressnet.SandboxNATSDir), comma-separated, node
 // prefer's first: an executor connects through the first and moves on
 // when its node dies.
 func (c *cluster) sandboxURLList(prefer string) string {
 	names := append([]string{prefer}, slices.DeleteFunc(slices.Clone(c.names), func(n string) bool { return n == prefer })...)
 	urls := make([]string, len(names))
 	for i, name := range names {
-		urls[i] = "unix://" + orchestrator.SandboxNATSDir + "/" + name + ".sock"
+		urls[i] = "unix://" + egressnet.SandboxNATSDir + "/" + name + ".sock"
 	}
 	return strings.Join(urls, ",")
 }
@@ -128,7 +129,7 @@ func (c *cluster) setup(t *testing.T, js jetstream.JetStream) {
 	eventually(t, 60*time.Second, "streams and buckets on the cluster", func() error {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		return orchestrator.SetupWith(ctx, js, orchestrator.DefaultRetention(), 3)
+		return state.SetupWith(ctx, js, state.DefaultRetention(), 3)
 	})
 }
 

@@ -22,7 +22,7 @@ import (
 
 	"github.com/sandox/sandox/build"
 	"github.com/sandox/sandox/services/docker"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // secondEngineHost is where build/scripts/engine2.sh serves the second
@@ -152,7 +152,7 @@ func (e *engine) labelled(ctx context.Context, label string) (leftovers, error) 
 		return l, err
 	}
 	for _, c := range cs {
-		l.containers = append(l.containers, c.ID[:12]+" "+c.Labels[orchestrator.LabelSandbox])
+		l.containers = append(l.containers, c.ID[:12]+" "+c.Labels[runtime.LabelSandbox])
 	}
 	vs, err := e.api.VolumeList(ctx, volume.ListOptions{Filters: f})
 	if err != nil {
@@ -174,14 +174,14 @@ func (e *engine) labelled(ctx context.Context, label string) (leftovers, error) 
 // sandboxContainers maps each sandbox id to how many containers of the
 // system carry it on e.
 func (e *engine) sandboxContainers(ctx context.Context, system string) (map[string]int, error) {
-	f := filters.NewArgs(filters.Arg("label", orchestrator.LabelSystem+"="+system), filters.Arg("label", orchestrator.LabelSandbox))
+	f := filters.NewArgs(filters.Arg("label", runtime.LabelSystem+"="+system), filters.Arg("label", runtime.LabelSandbox))
 	cs, err := e.api.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	if err != nil {
 		return nil, err
 	}
 	n := map[string]int{}
 	for _, c := range cs {
-		n[c.Labels[orchestrator.LabelSandbox]]++
+		n[c.Labels[runtime.LabelSandbox]]++
 	}
 	return n, nil
 }
@@ -189,7 +189,7 @@ func (e *engine) sandboxContainers(ctx context.Context, system string) (map[stri
 // logsContaining counts the sandbox containers of system on e whose log
 // holds text, and all of them.
 func (e *engine) logsContaining(ctx context.Context, system, text string) (found, all int, err error) {
-	f := filters.NewArgs(filters.Arg("label", orchestrator.LabelSystem+"="+system), filters.Arg("label", orchestrator.LabelSandbox))
+	f := filters.NewArgs(filters.Arg("label", runtime.LabelSystem+"="+system), filters.Arg("label", runtime.LabelSandbox))
 	cs, err := e.api.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	if err != nil {
 		return 0, 0, err

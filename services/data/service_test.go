@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/data/populate/dummy"
@@ -34,11 +35,7 @@ func startBus(t *testing.T) *bus {
 	t.Helper()
 	a, err := auth.NewAuthority()
 	require.NoError(t, err)
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir, cfg.Auth = -1, t.TempDir(), a
-	s, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	s := natstest.Start(t, func(c *natsd.Config) { c.Auth = a })
 	b := &bus{url: s.ClientURL(), auth: a}
 
 	ctx := context.Background()

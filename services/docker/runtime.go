@@ -11,26 +11,26 @@ import (
 	"github.com/docker/docker/api/types/mount"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // Runtime drives the Docker engine in the orchestrator's terms: it
-// implements orchestrator.Runtime over a Client. It is safe for concurrent
+// implements runtime.Runtime over a Client. It is safe for concurrent
 // use.
 type Runtime struct {
 	c *Client
 }
 
-var _ orchestrator.Runtime = (*Runtime)(nil)
+var _ runtime.Runtime = (*Runtime)(nil)
 
 // NewRuntime returns the orchestrator's runtime on the engine c talks to.
 func NewRuntime(c *Client) *Runtime { return &Runtime{c: c} }
 
-// orchestratorError marks a missing object with orchestrator.ErrNotFound,
+// orchestratorError marks a missing object with runtime.ErrNotFound,
 // keeping the cause.
 func orchestratorError(err error) error {
 	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%w: %w", orchestrator.ErrNotFound, err)
+		return fmt.Errorf("%w: %w", runtime.ErrNotFound, err)
 	}
 	return err
 }
@@ -42,12 +42,12 @@ func (r *Runtime) ImageID(ctx context.Context, ref string) (string, error) {
 }
 
 // Build builds an image from spec's in-memory context.
-func (r *Runtime) Build(ctx context.Context, spec orchestrator.ImageBuild, progress io.Writer) error {
+func (r *Runtime) Build(ctx context.Context, spec runtime.ImageBuild, progress io.Writer) error {
 	return r.c.Build(ctx, BuildSpec{Tag: spec.Tag, Files: spec.Files, Labels: spec.Labels}, progress)
 }
 
 // Create creates a sandbox container (not started) and returns its id.
-func (r *Runtime) Create(ctx context.Context, spec orchestrator.ContainerSpec) (string, error) {
+func (r *Runtime) Create(ctx context.Context, spec runtime.ContainerSpec) (string, error) {
 	cs := ContainerSpec{
 		Name:         spec.Name,
 		Image:        spec.Image,
@@ -94,32 +94,32 @@ func (r *Runtime) Kill(ctx context.Context, id string) error { return r.c.Kill(c
 func (r *Runtime) Remove(ctx context.Context, id string) error { return r.c.Remove(ctx, id) }
 
 // Inspect returns a container's state.
-func (r *Runtime) Inspect(ctx context.Context, id string) (orchestrator.ContainerState, error) {
+func (r *Runtime) Inspect(ctx context.Context, id string) (runtime.ContainerState, error) {
 	s, err := r.c.Inspect(ctx, id)
 	if err != nil {
-		return orchestrator.ContainerState{}, orchestratorError(err)
+		return runtime.ContainerState{}, orchestratorError(err)
 	}
 	return containerState(s), nil
 }
 
 // List returns the containers that carry every label.
-func (r *Runtime) List(ctx context.Context, labels ...string) ([]orchestrator.ContainerState, error) {
+func (r *Runtime) List(ctx context.Context, labels ...string) ([]runtime.ContainerState, error) {
 	list, err := r.c.List(ctx, labels...)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]orchestrator.ContainerState, 0, len(list))
+	out := make([]runtime.ContainerState, 0, len(list))
 	for _, s := range list {
 		out = append(out, containerState(s))
 	}
 	return out, nil
 }
 
-func containerState(s State) orchestrator.ContainerState {
-	return orchestrator.ContainerState{
+func containerState(s State) runtime.ContainerState {
+	return runtime.ContainerState{
 		ID:        s.ID,
 		Name:      s.Name,
-		Status:    orchestrator.ContainerStatus(s.Status),
+		Status:    runtime.ContainerStatus(s.Status),
 		Running:   s.Running,
 		OOMKilled: s.OOMKilled,
 		ExitCode:  s.ExitCode,
@@ -141,7 +141,7 @@ func (r *Runtime) Stats(ctx context.Context, id string) (schemas.SandboxUsage, e
 }
 
 // CreateVolume creates a local volume; with a device it mounts that device.
-func (r *Runtime) CreateVolume(ctx context.Context, spec orchestrator.VolumeSpec) error {
+func (r *Runtime) CreateVolume(ctx context.Context, spec runtime.VolumeSpec) error {
 	var opts map[string]string
 	if spec.Device != "" {
 		opts = map[string]string{"type": spec.FSType, "device": spec.Device}
@@ -155,18 +155,18 @@ func (r *Runtime) RemoveVolume(ctx context.Context, name string) error {
 }
 
 // Events streams the die and oom events of containers with every label.
-func (r *Runtime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan orchestrator.Event, <-chan error) {
+func (r *Runtime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan runtime.Event, <-chan error) {
 	in, errs := r.c.Events(ctx, since, labels...)
-	out := make(chan orchestrator.Event)
+	out := make(chan runtime.Event)
 	go func() {
 		defer close(out)
 		for ev := range in {
-			kind := orchestrator.EventKind(ev.Action)
-			if kind != orchestrator.ContainerDied && kind != orchestrator.ContainerOOM {
+			kind := runtime.EventKind(ev.Action)
+			if kind != runtime.ContainerDied && kind != runtime.ContainerOOM {
 				continue
 			}
 			select {
-			case out <- orchestrator.Event{Kind: kind, ContainerID: ev.ContainerID, Labels: ev.Labels, ExitCode: ev.ExitCode, Time: ev.Time}:
+			case out <- runtime.Event{Kind: kind, ContainerID: ev.ContainerID, Labels: ev.Labels, ExitCode: ev.ExitCode, Time: ev.Time}:
 			case <-ctx.Done():
 				// The inner stream closes on ctx too; drain it so that
 				// its goroutine ends.
@@ -180,23 +180,23 @@ func (r *Runtime) Events(ctx context.Context, since time.Time, labels ...string)
 }
 
 // Host reads the engine's view of its machine.
-func (r *Runtime) Host(ctx context.Context) (orchestrator.Host, error) {
+func (r *Runtime) Host(ctx context.Context) (runtime.Host, error) {
 	h, err := r.c.Host(ctx)
 	if err != nil {
-		return orchestrator.Host{}, err
+		return runtime.Host{}, err
 	}
-	return orchestrator.Host{ID: h.ID, CPUs: h.CPUs, MemoryBytes: h.MemoryBytes}, nil
+	return runtime.Host{ID: h.ID, CPUs: h.CPUs, MemoryBytes: h.MemoryBytes}, nil
 }
 
 // EnsureNetwork creates the bridge network name unless it exists
-// (orchestrator.DatabaseRuntime).
+// (runtime.DatabaseRuntime).
 func (r *Runtime) EnsureNetwork(ctx context.Context, name string, labels map[string]string) error {
 	_, err := r.c.EnsureNetwork(ctx, name, labels)
 	return err
 }
 
 // ContainerIP returns the container's address on network
-// (orchestrator.DatabaseRuntime).
+// (runtime.DatabaseRuntime).
 func (r *Runtime) ContainerIP(ctx context.Context, id, network string) (string, error) {
 	st, err := r.c.Inspect(ctx, id)
 	if err != nil {
@@ -209,17 +209,17 @@ func (r *Runtime) ContainerIP(ctx context.Context, id, network string) (string, 
 	return ip, nil
 }
 
-var _ orchestrator.EgressRuntime = (*Runtime)(nil)
+var _ runtime.EgressRuntime = (*Runtime)(nil)
 
-// Networks lists the engine's networks (orchestrator.EgressRuntime).
-func (r *Runtime) Networks(ctx context.Context) ([]orchestrator.NetworkState, error) {
+// Networks lists the engine's networks (runtime.EgressRuntime).
+func (r *Runtime) Networks(ctx context.Context) ([]runtime.NetworkState, error) {
 	list, err := r.c.Networks(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]orchestrator.NetworkState, 0, len(list))
+	out := make([]runtime.NetworkState, 0, len(list))
 	for _, n := range list {
-		st := orchestrator.NetworkState{Name: n.Name, Labels: n.Labels}
+		st := runtime.NetworkState{Name: n.Name, Labels: n.Labels}
 		for _, s := range n.Subnets {
 			// An IPv6 or unparsable subnet cannot overlap the IPv4 pool.
 			if p, err := netip.ParsePrefix(s); err == nil {
@@ -232,24 +232,30 @@ func (r *Runtime) Networks(ctx context.Context) ([]orchestrator.NetworkState, er
 }
 
 // NetworkMembers returns the names of the containers on the network, in
-// any state (orchestrator.EgressRuntime).
+// any state (runtime.EgressRuntime).
 func (r *Runtime) NetworkMembers(ctx context.Context, network string) ([]string, error) {
 	return r.c.NetworkMembers(ctx, network)
 }
 
 // CreateIsolatedNetwork creates a bridge with inter-container traffic off
-// on spec.Subnet (orchestrator.EgressRuntime); a name already taken wraps
-// orchestrator.ErrNetworkExists.
-func (r *Runtime) CreateIsolatedNetwork(ctx context.Context, spec orchestrator.NetworkSpec) error {
+// on spec.Subnet (runtime.EgressRuntime); a name already taken wraps
+// runtime.ErrNetworkExists.
+func (r *Runtime) CreateIsolatedNetwork(ctx context.Context, spec runtime.NetworkSpec) error {
 	err := r.c.CreateIsolatedNetwork(ctx, spec.Name, spec.Subnet.String(), spec.Labels)
 	if errors.Is(err, ErrNetworkExists) {
-		return fmt.Errorf("%w: %w", orchestrator.ErrNetworkExists, err)
+		return fmt.Errorf("%w: %w", runtime.ErrNetworkExists, err)
 	}
 	return err
 }
 
 // RemoveNetwork removes a network; a missing one is no error
-// (orchestrator.EgressRuntime).
+// (runtime.EgressRuntime).
 func (r *Runtime) RemoveNetwork(ctx context.Context, name string) error {
 	return r.c.RemoveNetwork(ctx, name)
+}
+
+// Engine returns the runtime with every ability it has, for a worker
+// (orchestrator.NewWorker).
+func (r *Runtime) Engine() runtime.Engine {
+	return runtime.Engine{Runtime: r, Egress: r, Databases: r, Updater: r, ImageStore: r}
 }

@@ -5,10 +5,10 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
-var _ orchestrator.ResourceUpdater = (*Runtime)(nil)
+var _ runtime.ResourceUpdater = (*Runtime)(nil)
 
 // Update sets a running container's CPU, memory and process limits (docker
 // update); zero leaves a limit as it is. Swap follows memory, as at
@@ -27,7 +27,7 @@ func (c *Client) Update(ctx context.Context, id string, nanoCPUs, memory, pids i
 	return nil
 }
 
-// Update sets a running container's limits (orchestrator.ResourceUpdater).
-func (r *Runtime) Update(ctx context.Context, id string, l orchestrator.ResourceLimits) error {
+// Update sets a running container's limits (runtime.ResourceUpdater).
+func (r *Runtime) Update(ctx context.Context, id string, l runtime.ResourceLimits) error {
 	return orchestratorError(r.c.Update(ctx, id, l.NanoCPUs, l.MemoryBytes, l.PIDs))
 }

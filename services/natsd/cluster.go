@@ -11,7 +11,7 @@ import (
 // routes on Host:Port and connects to Routes (nats-route://host:port, the
 // other nodes; its own address may be among them). JetStream then runs
 // clustered, and streams and buckets can be replicated (see
-// orchestrator.Replicas). Port 0 leaves the server alone.
+// state.Replicas in services/orchestrator/state). Port 0 leaves the server alone.
 type Cluster struct {
 	Name   string
 	Host   string

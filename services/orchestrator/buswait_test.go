@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +30,7 @@ func TestWorkerWaitsForJetStream(t *testing.T) {
 
 	cfg := DefaultConfig()
 	cfg.Worker, cfg.DisksDir, cfg.BusWait = "test-worker", "", 0
-	_, err = NewWorker(t.Context(), nc, nil, cfg, quiet)
+	_, err = NewWorker(t.Context(), nc, runtime.Engine{}, cfg, quiet)
 	require.Error(t, err, "without BusWait a worker gives up on the first try")
 	assert.True(t, clusterNotReady(t.Context(), err), "%v: want the error of a JetStream that does not answer", err)
 
@@ -39,7 +40,7 @@ func TestWorkerWaitsForJetStream(t *testing.T) {
 		time.Sleep(time.Second)
 		assert.NoError(t, ns.EnableJetStream(&server.JetStreamConfig{StoreDir: t.TempDir()}))
 	}()
-	w, err := NewWorker(t.Context(), nc, nil, cfg, quiet)
+	w, err := NewWorker(t.Context(), nc, runtime.Engine{}, cfg, quiet)
 	require.NoError(t, err, "the worker waits until JetStream answers")
 	assert.NotNil(t, w)
 	assert.GreaterOrEqual(t, time.Since(began), time.Second, "it started only once JetStream was enabled")

@@ -13,23 +13,9 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
-
-// ResourceUpdater changes the limits of a running container (docker
-// update). A runtime without it serves claims only of the pool's own
-// resources.
-type ResourceUpdater interface {
-	// Update sets the container's CPU, memory and process limits; zero
-	// leaves a limit as it is.
-	Update(ctx context.Context, id string, limits ResourceLimits) error
-}
-
-// ResourceLimits are the limits a running container can be given.
-type ResourceLimits struct {
-	NanoCPUs    int64
-	MemoryBytes int64
-	PIDs        int64
-}
 
 // poolShape is what a create asks that a pooled sandbox can be.
 type poolShape struct {
@@ -56,7 +42,7 @@ func (w *Worker) claimShape(ctx context.Context, p *warmPool, g schemas.GroupSta
 	if p.src.group != "" && (p.src.group != g.ID || !p.src.created.Equal(g.CreatedAt)) {
 		return poolShape{}, false
 	}
-	families, err := chooseFamilies(g.Spec.Families, spec.Families)
+	families, err := images.ChooseFamilies(g.Spec.Families, spec.Families)
 	if err != nil {
 		return poolShape{}, false
 	}
@@ -75,7 +61,7 @@ func (w *Worker) claimShape(ctx context.Context, p *warmPool, g schemas.GroupSta
 	if err != nil {
 		return poolShape{}, false
 	}
-	egressPolicy, err := w.resolveEgress(g.Spec.Egress, spec.Egress)
+	egressPolicy, err := w.isolation.Resolve(g.Spec.Egress, spec.Egress)
 	if err != nil {
 		return poolShape{}, false
 	}
@@ -99,7 +85,7 @@ func (w *Worker) fits(p schemas.SandboxStatus, s poolShape) bool {
 	if r.DiskBytes != pr.DiskBytes || r.CPUSet != pr.CPUSet || r.MemoryBandwidthBytes != pr.MemoryBandwidthBytes {
 		return false
 	}
-	_, canUpdate := w.rt.(ResourceUpdater)
+	canUpdate := w.updater != nil
 	for _, l := range [][2]int64{{pr.NanoCPUs, r.NanoCPUs}, {pr.MemoryBytes, r.MemoryBytes}, {pr.PIDs, r.PIDs}} {
 		if l[0] != l[1] && (!canUpdate || l[1] == 0) {
 			return false
@@ -145,7 +131,7 @@ func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupS
 	if !ready {
 		return schemas.SandboxStatus{}, false, nil
 	}
-	p, _, err := w.store.sandbox(ctx, poolID)
+	p, _, err := w.store.Sandbox(ctx, poolID)
 	if err != nil || !w.fits(p, shape) || p.PoolGroup != pool.src.group {
 		if err == nil {
 			pool.giveBack(poolID)
@@ -179,7 +165,7 @@ func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupS
 		PoolID:      poolID,
 	}
 	setLifetime(&st, spec, time.Now().UTC())
-	if _, err := w.store.createSandbox(ctx, st); err != nil {
+	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
 		pool.giveBack(poolID)
 		givenBack = true
 		return schemas.SandboxStatus{}, true, err
@@ -187,20 +173,20 @@ func (w *Worker) claimFrom(ctx context.Context, pool *warmPool, g schemas.GroupS
 	if err := w.swapAllocation(ctx, poolID, st.ID, shape, g.Spec.Overcommit); err != nil {
 		pool.giveBack(poolID)
 		givenBack = true
-		return schemas.SandboxStatus{}, true, errors.Join(fmt.Errorf("sandbox %s: %w", st.ID, err), w.store.deleteSandbox(ctx, st.ID))
+		return schemas.SandboxStatus{}, true, errors.Join(fmt.Errorf("sandbox %s: %w", st.ID, err), w.store.DeleteSandbox(ctx, st.ID))
 	}
 	if err := w.becomeClaimed(ctx, p, &st); err != nil {
 		w.log.Warn("a claim from the warm pool failed; creating the sandbox afresh", "sandbox", st.ID, "pool", poolID, "command", cmdID, "err", err)
 		undo := w.pooledResources(poolID, p.Container)
-		undo.push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
-		undo.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
-		undo.push(resRecord, func(ctx context.Context) error { return w.store.deleteSandbox(ctx, st.ID) })
-		if cerr := undo.run(ctx); cerr != nil {
+		undo.Push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
+		undo.Push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
+		undo.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, st.ID) })
+		if cerr := undo.Run(ctx); cerr != nil {
 			w.log.Error("a failed claim left resources behind", "sandbox", st.ID, "pool", poolID, "err", cerr)
 		}
 		return schemas.SandboxStatus{}, false, nil
 	}
-	if err := w.store.joinGroup(ctx, g.ID, st.ID); err != nil {
+	if err := w.store.JoinGroup(ctx, g.ID, st.ID); err != nil {
 		return st, true, err
 	}
 	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created from the warm pool", Sandbox: &st})
@@ -216,7 +202,7 @@ func (w *Worker) swapAllocation(ctx context.Context, poolID, id string, s poolSh
 	if err != nil {
 		return err
 	}
-	return w.store.updateLedger(ctx, key, func(l *resources.Ledger) error {
+	return w.store.UpdateLedger(ctx, key, func(l *resources.Ledger) error {
 		l.Release(poolID)
 		return l.Admit(id, s.limits, s.host, overcommit)
 	})
@@ -236,12 +222,12 @@ func (w *Worker) becomeClaimed(ctx context.Context, p schemas.SandboxStatus, st 
 	if ready.Modules != nil {
 		st.Tools = ready.Modules
 	}
-	running, err := w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", st.Tools))
+	running, err := w.store.UpdateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", st.Tools))
 	if err != nil {
 		return err
 	}
 	*st = running
-	_, err = w.store.updateSandbox(ctx, p.ID, func(p *schemas.SandboxStatus) error {
+	_, err = w.store.UpdateSandbox(ctx, p.ID, func(p *schemas.SandboxStatus) error {
 		p.ClaimedBy = st.ID
 		return nil
 	})
@@ -298,11 +284,10 @@ func (w *Worker) updateLimits(ctx context.Context, p, st schemas.SandboxStatus) 
 	if r.NanoCPUs == pr.NanoCPUs && r.MemoryBytes == pr.MemoryBytes && r.PIDs == pr.PIDs {
 		return nil
 	}
-	u, ok := w.rt.(ResourceUpdater)
-	if !ok {
+	if w.updater == nil {
 		return fmt.Errorf("sandbox %s: the runtime cannot change a container's limits", st.ID)
 	}
-	return u.Update(ctx, st.Container, ResourceLimits{NanoCPUs: r.NanoCPUs, MemoryBytes: r.MemoryBytes, PIDs: r.PIDs})
+	return w.updater.Update(ctx, st.Container, runtime.ResourceLimits{NanoCPUs: r.NanoCPUs, MemoryBytes: r.MemoryBytes, PIDs: r.PIDs})
 }
 
 // removeClaimed removes what sandbox st, when it came from the pool, holds
@@ -312,7 +297,7 @@ func (w *Worker) removeClaimed(ctx context.Context, st schemas.SandboxStatus) er
 	if st.PoolID == "" {
 		return nil
 	}
-	return w.pooledResources(st.PoolID, st.Container).run(ctx)
+	return w.pooledResources(st.PoolID, st.Container).Run(ctx)
 }
 
 // sandboxOf maps the sandbox label of a container to its sandbox: a
@@ -323,7 +308,7 @@ func (w *Worker) sandboxOf(ctx context.Context, label string) string {
 	if !schemas.IsPoolID(label) {
 		return label
 	}
-	p, _, err := w.store.sandbox(ctx, label)
+	p, _, err := w.store.Sandbox(ctx, label)
 	if err != nil {
 		return ""
 	}

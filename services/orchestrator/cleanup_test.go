@@ -56,7 +56,7 @@ func TestCreateFailureLeavesNothing(t *testing.T) {
 				// that adding the sandbox to it fails.
 				h.rt.setFail(func(op, _ string) error {
 					if op == "create" {
-						_ = h.w.store.deleteGroup(context.Background(), "g1")
+						_ = h.w.store.DeleteGroup(context.Background(), "g1")
 					}
 					return nil
 				})
@@ -158,7 +158,7 @@ func TestEndTriesEveryStep(t *testing.T) {
 func TestReconcileLedger(t *testing.T) {
 	h := newIdleHarness(t)
 	ctx := t.Context()
-	_, err := h.w.store.createSandbox(ctx, schemas.SandboxStatus{ID: "alive", GroupID: "g1", State: schemas.StateCreated})
+	_, err := h.w.store.CreateSandbox(ctx, schemas.SandboxStatus{ID: "alive", GroupID: "g1", State: schemas.StateCreated})
 	require.NoError(t, err)
 	host := resources.Host{CPUs: 4, MemoryBytes: 8 << 30}
 	for _, id := range []string{"alive", "ghost1", "ghost2"} {
@@ -183,38 +183,6 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-// TestCleanupRunsOnceInReverse checks the cleanup stack: reverse order, a
-// failure does not stop the rest, errors joined, run once, and run under
-// a context that the caller's cancellation does not reach.
-func TestCleanupRunsOnceInReverse(t *testing.T) {
-	var (
-		c     cleanup
-		order []string
-		calls atomic.Int32
-	)
-	errVolume := errors.New("volume busy")
-	step := func(name string, err error) func(context.Context) error {
-		return func(ctx context.Context) error {
-			calls.Add(1)
-			order = append(order, name)
-			assert.NoError(t, ctx.Err(), "undo %s ran under a cancelled context", name)
-			return err
-		}
-	}
-	c.push("record", step("record", nil))
-	c.push("volume", step("volume", errVolume))
-	c.push("container", step("container", nil))
-
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	err := c.run(ctx)
-	require.ErrorIs(t, err, errVolume)
-	assert.Contains(t, err.Error(), "remove volume")
-	assert.Equal(t, []string{"container", "volume", "record"}, order)
-	require.NoError(t, c.run(ctx), "second run")
-	assert.Equal(t, int32(3), calls.Load(), "each step runs once")
 }
 
 // TestKeyedMutex checks that one key is held by one at a time, different

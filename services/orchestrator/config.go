@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/egressnet"
+	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // Config configures a Worker.
@@ -33,11 +36,11 @@ type Config struct {
 	// reachable from it at SandboxNATSURL.
 	Network string
 	// SandboxNATSURL is the NATS URL as a sandbox container sees it; a
-	// unix:// URL names the socket under SandboxNATSDir.
+	// unix:// URL names the socket under egressnet.SandboxNATSDir.
 	SandboxNATSURL string
 	// NATSSocket is a Docker volume name, or an absolute host directory,
 	// holding the NATS server's Unix socket. When set, sandboxes run with
-	// no network and this mounted read-only at SandboxNATSDir. "" puts
+	// no network and this mounted read-only at egressnet.SandboxNATSDir. "" puts
 	// them on Network instead.
 	NATSSocket string
 	// Concurrency is how many commands the worker handles at once.
@@ -74,13 +77,13 @@ type Config struct {
 	// EgressNetwork-2, … (docs/security.md, "Open egress at density").
 	EgressNetwork string
 	// EgressShardCapacity is how many containers one bridge of open
-	// egress holds before the next one is used (at most BridgePortLimit,
+	// egress holds before the next one is used (at most egressnet.BridgePortLimit,
 	// and what a subnet of EgressAddressPool addresses); 0 puts every
 	// such sandbox on EgressNetwork alone.
 	EgressShardCapacity int
 	// EgressAddressPool is where the bridges of open egress that the
 	// worker creates take their subnets.
-	EgressAddressPool EgressAddressPool
+	EgressAddressPool egressnet.AddressPool
 	// Runtime is the OCI runtime sandboxes run under (the engine must know
 	// it, e.g. runsc or kata-runtime); "" is the engine's default.
 	Runtime string
@@ -109,7 +112,7 @@ type Config struct {
 	// memory), where POSIX shared memory and semaphores live.
 	ShmSize string
 	// Events bounds what the audit log SANDOX_EVENTS keeps.
-	Events Retention
+	Events state.Retention
 	// Replicas is how many copies of each stream and bucket the cluster
 	// keeps; 0 chooses (see Replicas).
 	Replicas int
@@ -117,7 +120,7 @@ type Config struct {
 	// groups whose TTL or idle timeout is over.
 	LifetimeInterval time.Duration
 	// ImageGC says when unused sandbox-tools images are removed.
-	ImageGC ImageGC
+	ImageGC images.GC
 	// PoolSize is how many sandboxes of the default shape the worker keeps
 	// started and ready to be claimed (docs/pools.md); 0 turns the warm
 	// pool off.
@@ -139,7 +142,7 @@ func DefaultConfig() Config {
 		Worker:               "orchestrator-" + host,
 		SandboxImage:         "sandox/sandbox:latest",
 		Network:              "sandox",
-		SandboxNATSURL:       "unix://" + SandboxNATSDir + "/nats.sock",
+		SandboxNATSURL:       "unix://" + egressnet.SandboxNATSDir + "/nats.sock",
 		NATSSocket:           "sandox-nats-socket",
 		HostHeartbeat:        2 * time.Second,
 		HostLostAfter:        30 * time.Second,
@@ -154,16 +157,16 @@ func DefaultConfig() Config {
 		EgressDir:            "/var/lib/sandox/egress",
 		EgressNetwork:        "sandox-egress",
 		EgressShardCapacity:  1000,
-		EgressAddressPool:    DefaultEgressAddressPool(),
+		EgressAddressPool:    egressnet.DefaultAddressPool(),
 		TmpSize:              "256m",
 		ShmSize:              "64m",
 		DatabaseNetwork:      "sandox-data",
 		QdrantDataDir:        "/data",
 		DatabaseReadyTimeout: 2 * time.Minute,
 		PopulateTimeout:      10 * time.Minute,
-		Events:               DefaultRetention(),
+		Events:               state.DefaultRetention(),
 		LifetimeInterval:     5 * time.Second,
-		ImageGC:              DefaultImageGC(),
+		ImageGC:              images.DefaultGC(),
 		PoolIdle:             10 * time.Minute,
 	}
 }

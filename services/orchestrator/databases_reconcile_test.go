@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/groupdb"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // TestReconcileDatabases checks that a worker starting removes the database
@@ -15,16 +17,16 @@ import (
 func TestReconcileDatabases(t *testing.T) {
 	h := newIdleHarness(t, func(c *Config) { c.System = "unit" })
 	ctx := t.Context()
-	err := h.w.store.createGroup(ctx, &schemas.GroupStatus{ID: "alive", State: schemas.GroupRunning})
+	err := h.w.store.CreateGroup(ctx, &schemas.GroupStatus{ID: "alive", State: schemas.GroupRunning})
 	require.NoError(t, err)
 	h.rt.addImage("db-image", "sha256:db")
 	run := func(group, system string) string {
 		t.Helper()
-		spec := ContainerSpec{
-			Name:    DatabaseName(group, schemas.DatabaseQdrant) + "-" + system,
+		spec := runtime.ContainerSpec{
+			Name:    groupdb.Name(group, schemas.DatabaseQdrant) + "-" + system,
 			Image:   "db-image",
-			Labels:  map[string]string{LabelManaged: "true", LabelGroup: group, LabelDatabase: schemas.DatabaseQdrant, LabelSystem: system},
-			Volumes: map[string]string{DatabaseName(group, schemas.DatabaseQdrant) + "-" + system: "/data"},
+			Labels:  map[string]string{runtime.LabelManaged: "true", runtime.LabelGroup: group, runtime.LabelDatabase: schemas.DatabaseQdrant, runtime.LabelSystem: system},
+			Volumes: map[string]string{groupdb.Name(group, schemas.DatabaseQdrant) + "-" + system: "/data"},
 		}
 		id, err := h.rt.Create(ctx, spec)
 		require.NoError(t, err)
@@ -34,7 +36,7 @@ func TestReconcileDatabases(t *testing.T) {
 	gone := run("gone", "unit")
 	other := run("gone", "another")
 
-	h.w.reconcileDatabases(ctx)
+	h.w.databases.Reconcile(ctx)
 
 	tests := []struct {
 		name string
@@ -51,11 +53,11 @@ func TestReconcileDatabases(t *testing.T) {
 			if tt.kept {
 				assert.NoError(t, err)
 			} else {
-				assert.ErrorIs(t, err, ErrNotFound)
+				assert.ErrorIs(t, err, runtime.ErrNotFound)
 			}
 		})
 	}
 	h.rt.mu.Lock()
 	defer h.rt.mu.Unlock()
-	assert.Contains(t, h.rt.volumes, DatabaseName("gone", schemas.DatabaseQdrant)+"-unit", "the data stays")
+	assert.Contains(t, h.rt.volumes, groupdb.Name("gone", schemas.DatabaseQdrant)+"-unit", "the data stays")
 }

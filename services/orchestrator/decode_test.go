@@ -12,8 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // testWorker starts a real embedded NATS server and a worker on it without
@@ -21,17 +22,10 @@ import (
 // work. It returns the worker and a client connection.
 func testWorker(t *testing.T) (*Worker, *nats.Conn) {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	nc := natstest.Connect(t, natstest.Start(t))
 	wcfg := DefaultConfig()
 	wcfg.Worker, wcfg.DisksDir = "test-worker", ""
-	w, err := NewWorker(t.Context(), nc, nil, wcfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	w, err := NewWorker(t.Context(), nc, runtime.Engine{}, wcfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	return w, nc
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/disks"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // diskPool is where sandboxes with a disk limit get their /workspace: an
@@ -64,7 +65,7 @@ func (w *Worker) diskCapacity() int64 {
 // attachDisk makes the disk of a sandbox with a disk limit and sets the
 // volume spec that mounts it as its workspace; it does nothing for a
 // sandbox without one.
-func (w *Worker) attachDisk(ctx context.Context, st *schemas.SandboxStatus, vol *VolumeSpec) error {
+func (w *Worker) attachDisk(ctx context.Context, st *schemas.SandboxStatus, vol *runtime.VolumeSpec) error {
 	if st.Resources.DiskBytes == 0 {
 		return nil
 	}

@@ -10,6 +10,9 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/egressnet"
+	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
@@ -25,7 +28,7 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 	if spec.TTLSeconds > 0 {
 		g.ExpiresAt = g.CreatedAt.Add(seconds(spec.TTLSeconds))
 	}
-	if err := w.store.createGroup(ctx, &g); err != nil {
+	if err := w.store.CreateGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
 	}
 	w.pools.wake()
@@ -39,18 +42,18 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 		return err
 	}
 	var errs []error
-	errs = append(errs, w.checkTools(spec.Tools, spec.Families))
+	errs = append(errs, images.CheckTools(spec.Tools, spec.Families, w.cfg.MaxToolFileBytes))
 	if _, err := resources.Parse(spec.Compute); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, spec.DatabaseAccess.Validate(), checkPoolSpec(spec.Pool))
 	if spec.Egress != nil {
-		errs = append(errs, checkEgress(*spec.Egress))
+		errs = append(errs, egressnet.Check(*spec.Egress))
 	}
 	seen := map[string]bool{}
 	for _, sb := range spec.Sandboxes {
 		if sb.Egress != nil {
-			errs = append(errs, checkEgress(*sb.Egress))
+			errs = append(errs, egressnet.Check(*sb.Egress))
 		}
 		if sb.Databases != nil {
 			errs = append(errs, sb.Databases.Validate())
@@ -62,7 +65,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 			errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "sandbox %q is listed twice", sb.ID))
 		}
 		seen[sb.ID] = true
-		errs = append(errs, w.checkTools(sb.Tools, sb.Families))
+		errs = append(errs, images.CheckTools(sb.Tools, sb.Families, w.cfg.MaxToolFileBytes))
 		if _, err := resources.Parse(resources.Merge(spec.Compute, sb.Compute)); err != nil {
 			errs = append(errs, err)
 		}
@@ -79,7 +82,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	unlock := w.locks.lock(groupKey(cmd.GroupID))
 	defer unlock()
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -89,11 +92,11 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 	res := schemas.CommandResult{}
 	// The databases first: running, answering and populated before any
 	// sandbox may use them.
-	g, err = w.startDatabases(ctx, g)
+	g, err = w.databases.Start(ctx, g)
 	if err != nil {
 		return schemas.CommandResult{Group: &g}, err
 	}
-	if err := w.populate(ctx, g); err != nil {
+	if err := w.databases.Populate(ctx, g); err != nil {
 		return schemas.CommandResult{Group: &g}, err
 	}
 	var errs []error
@@ -106,7 +109,7 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 			res.Sandboxes = append(res.Sandboxes, st)
 		}
 	}
-	g, err = w.store.updateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
+	g, err = w.store.UpdateGroup(ctx, g.ID, func(g *schemas.GroupStatus) error {
 		g.State = schemas.GroupRunning
 		return nil
 	})
@@ -126,15 +129,15 @@ func (w *Worker) startGroup(ctx context.Context, cmd schemas.Command) (schemas.C
 // and the start (delegate), with command ids made of cmdID.
 func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
 	// Read afresh: the sandboxes created so far count for placement.
-	g, _, err := w.store.group(ctx, id)
+	g, _, err := w.store.Group(ctx, id)
 	if err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	st, _, err := w.store.sandbox(ctx, spec.ID)
+	st, _, err := w.store.Sandbox(ctx, spec.ID)
 	recorded := err == nil
 	host := st.Host
 	if !recorded {
-		if host, err = w.placeSandbox(ctx, g, spec); err != nil {
+		if host, err = w.placer.Place(ctx, g, spec); err != nil {
 			return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 		}
 	}
@@ -149,7 +152,7 @@ func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec sch
 		}
 		// The host may have passed the create on (retryElsewhere): start
 		// it where it was made.
-		if st, _, err = w.store.sandbox(ctx, spec.ID); err != nil {
+		if st, _, err = w.store.Sandbox(ctx, spec.ID); err != nil {
 			return schemas.SandboxStatus{}, err
 		}
 		if host = st.Host; w.ownedHere(host) {
@@ -169,7 +172,7 @@ func (w *Worker) ensureRunningSomewhere(ctx context.Context, id string, spec sch
 func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
 	unlock := w.locks.lock(sandboxKey(spec.ID))
 	defer unlock()
-	st, _, err := w.store.sandbox(ctx, spec.ID)
+	st, _, err := w.store.Sandbox(ctx, spec.ID)
 	if err != nil {
 		var claimed bool
 		if st, claimed, err = w.claimPooled(ctx, g, spec, cmdID); !claimed {
@@ -194,11 +197,11 @@ func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus
 func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	unlock := w.locks.lock(groupKey(cmd.GroupID))
 	defer unlock()
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
-	hosts, err := w.store.liveHosts(ctx, w.cfg.HostLostAfter)
+	hosts, err := w.store.LiveHosts(ctx, w.cfg.HostLostAfter)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -229,7 +232,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	gather(schemas.CommandResult{Sandboxes: here}, err)
 	parts.Wait()
 	for _, id := range g.Sandboxes {
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err != nil || w.ownedHere(st.Host) || w.hostLive(ctx, st.Host) {
 			continue
 		}
@@ -241,7 +244,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 	if err := errors.Join(errs...); err != nil {
 		return schemas.CommandResult{Sandboxes: ended}, err
 	}
-	if err := w.store.deleteGroup(ctx, g.ID); err != nil {
+	if err := w.store.DeleteGroup(ctx, g.ID); err != nil {
 		return schemas.CommandResult{Sandboxes: ended}, err
 	}
 	g.State = schemas.GroupEnded
@@ -253,7 +256,7 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 // engine, but leaves the group's record. It takes no group lock (see
 // createSandbox): the worker that sent it holds the group's on its host.
 func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, ignoreNotFound(err)
 	}
@@ -272,7 +275,7 @@ func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID 
 	var ended []schemas.SandboxStatus
 	for _, id := range g.Sandboxes {
 		unlockSandbox := w.locks.lock(sandboxKey(id))
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err == nil && w.ownedHere(st.Host) {
 			st, err = w.doEndSandbox(ctx, id, cmdID)
 			if err != nil && wireError(err).Code != schemas.CodeNotFound {
@@ -285,29 +288,29 @@ func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID 
 		unlockSandbox()
 	}
 	if g.DatabaseHost == w.hostName || g.DatabaseHost == "" && coordinator {
-		if err := w.stopDatabases(ctx, g); err != nil {
+		if err := w.databases.Stop(ctx, g); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	// Belt and braces: containers of the group the state does not know of
 	// (a worker that died half way through a create).
-	left, err := w.rt.List(ctx, w.ownLabels(LabelGroup+"="+g.ID)...)
+	left, err := w.rt.List(ctx, w.ownLabels(runtime.LabelGroup+"="+g.ID)...)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, c := range left {
-		if c.Labels[LabelDatabase] != "" {
+		if c.Labels[runtime.LabelDatabase] != "" {
 			if err := w.rt.Remove(ctx, c.ID); err != nil {
 				errs = append(errs, err)
 			}
 			continue
 		}
-		sb := c.Labels[LabelSandbox]
+		sb := c.Labels[runtime.LabelSandbox]
 		unlockSandbox := w.locks.lock(sandboxKey(sb))
 		if err := w.removeSandboxResources(ctx, c.ID, sb); err != nil {
 			errs = append(errs, err)
 		} else if !slices.Contains(g.Sandboxes, sb) {
-			if err := w.store.deleteSandbox(ctx, sb); err != nil {
+			if err := w.store.DeleteSandbox(ctx, sb); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // TestGroupLifecycle starts a group with initial sandboxes, starts it
@@ -44,8 +45,8 @@ func TestGroupLifecycle(t *testing.T) {
 	h.ok(h.command(schemas.StartSandbox, "g1", "c"))
 
 	// A container of the group that no record names.
-	_, err := h.rt.Create(t.Context(), ContainerSpec{Name: ContainerName("ghost"), Image: h.cfg.SandboxImage,
-		Labels: map[string]string{LabelManaged: "true", LabelGroup: "g1", LabelSandbox: "ghost"}})
+	_, err := h.rt.Create(t.Context(), runtime.ContainerSpec{Name: runtime.ContainerName("ghost"), Image: h.cfg.SandboxImage,
+		Labels: map[string]string{runtime.LabelManaged: "true", runtime.LabelGroup: "g1", runtime.LabelSandbox: "ghost"}})
 	require.NoError(t, err)
 
 	res = h.ok(h.command(schemas.EndGroup, "g1", ""))
@@ -61,8 +62,8 @@ func TestGroupLifecycle(t *testing.T) {
 // does not stop the others, and the error names it.
 func TestStartGroupPartialFailure(t *testing.T) {
 	h := newHarness(t)
-	h.rt.process = func(ctx context.Context, spec ContainerSpec) error {
-		if spec.Labels[LabelSandbox] == "bad" {
+	h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
+		if spec.Labels[runtime.LabelSandbox] == "bad" {
 			return errors.New("executor: crashed at start")
 		}
 		return h.executor(ctx, spec)
@@ -103,7 +104,7 @@ func TestCreateGroupRefused(t *testing.T) {
 			cmd := h.command(schemas.CreateGroup, tt.id, "")
 			cmd.Group = &tt.spec
 			h.refused(cmd, schemas.CodeBadRequest)
-			_, _, err := h.w.store.group(t.Context(), tt.id)
+			_, _, err := h.w.store.Group(t.Context(), tt.id)
 			require.Error(t, err, "refused group recorded")
 		})
 	}

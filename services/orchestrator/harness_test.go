@@ -20,9 +20,11 @@ import (
 
 	"github.com/sandox/sandox/executor"
 	"github.com/sandox/sandox/executor/limits"
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -62,18 +64,11 @@ func newIdleHarness(t *testing.T, change ...func(*Config)) *harness {
 	t.Helper()
 	authority, err := auth.NewAuthority()
 	require.NoError(t, err)
-	ncfg := natsd.DefaultConfig()
-	ncfg.Port, ncfg.StoreDir, ncfg.Auth = -1, t.TempDir(), authority
-	ns, err := natsd.Start(ncfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	ns := natstest.Start(t, func(c *natsd.Config) { c.Auth = authority })
 	connect := func(role auth.Role) *nats.Conn {
 		creds, err := authority.Mint("unit "+string(role), role, "")
 		require.NoError(t, err)
-		nc, err := nats.Connect(ns.ClientURL(), creds.Option())
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
-		return nc
+		return natstest.Connect(t, ns, creds.Option())
 	}
 	nc := connect(auth.RoleClient)
 	js, err := jetstream.New(nc)
@@ -107,7 +102,7 @@ func (h *harness) newWorker() *Worker {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	w, err := NewWorker(h.t.Context(), h.control, h.rt, h.cfg, log)
+	w, err := NewWorker(h.t.Context(), h.control, runtime.Engine{Runtime: h.rt, Updater: h.rt}, h.cfg, log)
 	require.NoError(h.t, err)
 	w.disks = diskPool{pool: h.disks}
 	return w
@@ -145,8 +140,8 @@ func (h *harness) restart() {
 // for the sandbox named by the container's labels, connected with the
 // credentials bound into the container, with a limits watcher on a
 // workspace of its own, serving until ctx ends.
-func (h *harness) executor(ctx context.Context, spec ContainerSpec) error {
-	id := spec.Labels[LabelSandbox]
+func (h *harness) executor(ctx context.Context, spec runtime.ContainerSpec) error {
+	id := spec.Labels[runtime.LabelSandbox]
 	var creds string
 	for _, b := range spec.Binds {
 		switch b.Target {
@@ -271,7 +266,7 @@ func (h *harness) createSandbox(group, id string, spec schemas.SandboxSpec) sche
 
 // sandbox reads a sandbox's record.
 func (h *harness) sandbox(id string) (schemas.SandboxStatus, error) {
-	st, _, err := h.w.store.sandbox(h.t.Context(), id)
+	st, _, err := h.w.store.Sandbox(h.t.Context(), id)
 	return st, err
 }
 
@@ -280,7 +275,7 @@ func (h *harness) ledger() map[string]schemas.ResolvedResources {
 	h.t.Helper()
 	key, err := h.w.engineKey(h.t.Context())
 	require.NoError(h.t, err)
-	l, err := h.w.store.readLedger(h.t.Context(), key)
+	l, err := h.w.store.ReadLedger(h.t.Context(), key)
 	require.NoError(h.t, err)
 	return l.Allocations
 }

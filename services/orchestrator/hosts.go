@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -13,26 +12,16 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
-
-// subjectToken makes s one NATS subject token: every character that is not
-// a letter, digit, '-' or '_' becomes '_'.
-func subjectToken(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
-		}
-		return '_'
-	}, s)
-}
 
 // hostName returns the name of the worker's host: cfg.Host, which must be
 // a subject token, or else the engine's id made one ("local" without an
 // engine or an id).
-func hostName(ctx context.Context, cfg Config, rt HostReader) (string, error) {
+func hostName(ctx context.Context, cfg Config, rt runtime.HostReader) (string, error) {
 	if cfg.Host != "" {
-		if subjectToken(cfg.Host) != cfg.Host {
+		if state.SubjectToken(cfg.Host) != cfg.Host {
 			return "", fmt.Errorf("host %q: want letters, digits, '-' or '_' only", cfg.Host)
 		}
 		return cfg.Host, nil
@@ -47,7 +36,7 @@ func hostName(ctx context.Context, cfg Config, rt HostReader) (string, error) {
 	if h.ID == "" {
 		return "local", nil
 	}
-	return subjectToken(h.ID), nil
+	return state.SubjectToken(h.ID), nil
 }
 
 // ownedHere reports whether a sandbox placed on host is this worker's to
@@ -55,49 +44,11 @@ func hostName(ctx context.Context, cfg Config, rt HostReader) (string, error) {
 // belongs to the single host there was).
 func (w *Worker) ownedHere(host string) bool { return host == "" || host == w.hostName }
 
-// host reads a host's record; an absent one is jetstream.ErrKeyNotFound.
-func (s *store) host(ctx context.Context, name string) (schemas.HostStatus, error) {
-	var h schemas.HostStatus
-	_, err := get(ctx, s.hosts, name, &h)
-	return h, err
-}
-
-// hostSilence reads a host's record and says how long the host has been
-// silent, judged on this worker's clock (hostClock).
-func (s *store) hostSilence(ctx context.Context, name string) (schemas.HostStatus, time.Duration, error) {
-	var h schemas.HostStatus
-	rev, err := get(ctx, s.hosts, name, &h)
-	if err != nil {
-		return h, 0, err
-	}
-	return h, s.heard.silence(name, rev, time.Now()), nil
-}
-
-// liveHosts lists the hosts that are up and were heard from within
-// lostAfter, by name.
-func (s *store) liveHosts(ctx context.Context, lostAfter time.Duration) (map[string]schemas.HostStatus, error) {
-	names, err := bucketKeys(ctx, s.hosts)
-	if err != nil {
-		return nil, fmt.Errorf("list hosts: %w", err)
-	}
-	live := make(map[string]schemas.HostStatus, len(names))
-	for _, n := range names {
-		h, silent, err := s.hostSilence(ctx, n)
-		if err != nil {
-			continue
-		}
-		if h.State == schemas.HostUp && silent <= lostAfter {
-			live[n] = h
-		}
-	}
-	return live, nil
-}
-
 // hostLive reports whether host is up and heard from; a failure to read
 // its record counts as live, so that a hiccup of the bucket does not
 // treat a sandbox as lost.
 func (w *Worker) hostLive(ctx context.Context, host string) bool {
-	h, silent, err := w.store.hostSilence(ctx, host)
+	h, silent, err := w.store.HostSilence(ctx, host)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return false
 	} else if err != nil {
@@ -135,13 +86,13 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	l, err := w.store.readLedger(ctx, key)
+	l, err := w.store.ReadLedger(ctx, key)
 	if err != nil {
 		return err
 	}
 	now := time.Now().UTC()
 	wasLost := false
-	_, err = update(ctx, w.store.hosts, w.hostName, nil, func(hs *schemas.HostStatus) error {
+	_, err = w.store.UpdateHost(ctx, w.hostName, nil, func(hs *schemas.HostStatus) error {
 		wasLost = hs.State == schemas.HostLost
 		hs.Name, hs.EngineID, hs.State, hs.LostAt = w.hostName, h.ID, schemas.HostUp, time.Time{}
 		hs.CPUs, hs.MemoryBytes, hs.DiskBytes = capacity.CPUs, capacity.MemoryBytes, capacity.DiskBytes
@@ -173,7 +124,7 @@ func (w *Worker) heartbeat(ctx context.Context) error {
 // worker do it; that worker marks the host's sandboxes lost and releases
 // its ledger.
 func (w *Worker) detectLostHosts(ctx context.Context) {
-	names, err := bucketKeys(ctx, w.store.hosts)
+	names, err := w.store.HostNames(ctx)
 	if err != nil {
 		w.log.Warn("list hosts", "err", err)
 		return
@@ -182,17 +133,17 @@ func (w *Worker) detectLostHosts(ctx context.Context) {
 		if name == w.hostName {
 			continue
 		}
-		h, silent, err := w.store.hostSilence(ctx, name)
+		h, silent, err := w.store.HostSilence(ctx, name)
 		if err != nil || h.State != schemas.HostUp || silent <= w.cfg.HostLostAfter {
 			continue
 		}
 		claimed := false
-		h, err = update(ctx, w.store.hosts, name, errUnchanged, func(hs *schemas.HostStatus) error {
+		h, err = w.store.UpdateHost(ctx, name, state.ErrUnchanged, func(hs *schemas.HostStatus) error {
 			claimed = false // a retry after another worker's write starts afresh
 			// A heartbeat since the read (another LastSeen) is a sign of
 			// life, whatever the clocks say.
 			if hs.State != schemas.HostUp || !hs.LastSeen.Equal(h.LastSeen) {
-				return errUnchanged
+				return state.ErrUnchanged
 			}
 			hs.State, hs.LostAt, claimed = schemas.HostLost, time.Now().UTC(), true
 			return nil
@@ -214,18 +165,18 @@ func (w *Worker) detectLostHosts(ctx context.Context) {
 // sandbox on host h; forgets its pooled sandboxes that no one claimed; and
 // releases everything the host's ledger holds.
 func (w *Worker) markHostLost(ctx context.Context, h schemas.HostStatus) error {
-	ids, err := bucketKeys(ctx, w.store.sandboxes)
+	ids, err := w.store.SandboxIDs(ctx)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, id := range ids {
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err != nil || st.Host != h.Name {
 			continue
 		}
 		if st.Pooled && st.ClaimedBy == "" {
-			errs = append(errs, w.store.deleteSandbox(ctx, id))
+			errs = append(errs, w.store.DeleteSandbox(ctx, id))
 			continue
 		}
 		if st.Pooled {
@@ -234,9 +185,9 @@ func (w *Worker) markHostLost(ctx context.Context, h schemas.HostStatus) error {
 		w.markSandboxLost(ctx, id, "", schemas.LostHost, fmt.Sprintf("its host %s has not been heard from since %s", h.Name, h.LastSeen.Format(time.RFC3339)))
 	}
 	if h.EngineID != "" {
-		errs = append(errs, w.store.updateLedger(ctx, ledgerKey(h.EngineID), func(l *resources.Ledger) error {
+		errs = append(errs, w.store.UpdateLedger(ctx, state.LedgerKey(h.EngineID), func(l *resources.Ledger) error {
 			if len(l.Allocations) == 0 {
-				return errUnchanged
+				return state.ErrUnchanged
 			}
 			clear(l.Allocations)
 			return nil
@@ -250,14 +201,14 @@ func (w *Worker) markHostLost(ctx context.Context, h schemas.HostStatus) error {
 // "") its record names another container. It reports whether it did.
 func (w *Worker) markSandboxLost(ctx context.Context, id, container, reason, detail string) bool {
 	marked := false
-	st, err := w.store.updateSandbox(ctx, id, func(cur *schemas.SandboxStatus) error {
+	st, err := w.store.UpdateSandbox(ctx, id, func(cur *schemas.SandboxStatus) error {
 		marked = false // a retry after another worker's write starts afresh
 		if container != "" && cur.Container != container {
-			return errUnchanged
+			return state.ErrUnchanged
 		}
 		switch cur.State {
 		case schemas.StateEnding, schemas.StateEnded, schemas.StateLost:
-			return errUnchanged
+			return state.ErrUnchanged
 		}
 		cur.State, cur.Reason, marked = schemas.StateLost, reason, true
 		return nil
@@ -280,23 +231,23 @@ func (w *Worker) removeForeign(ctx context.Context) {
 	if w.cfg.System == "" {
 		return
 	}
-	cs, err := w.rt.List(ctx, w.ownLabels(LabelManaged+"=true")...)
+	cs, err := w.rt.List(ctx, w.ownLabels(runtime.LabelManaged+"=true")...)
 	if err != nil {
 		w.log.Warn("list containers to find those of other hosts' sandboxes", "err", err)
 		return
 	}
 	for _, c := range cs {
-		id := c.Labels[LabelSandbox]
+		id := c.Labels[runtime.LabelSandbox]
 		if id == "" || schemas.IsPoolID(id) {
 			continue
 		}
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err != nil || w.ownedHere(st.Host) {
 			continue
 		}
 		err = w.rt.Remove(ctx, c.ID)
 		if err == nil {
-			err = w.rt.RemoveVolume(ctx, VolumeName(id))
+			err = w.rt.RemoveVolume(ctx, runtime.VolumeName(id))
 		}
 		if err != nil {
 			w.log.Warn("remove the container of a sandbox now on another host", "sandbox", id, "host", st.Host, "err", err)
@@ -310,20 +261,20 @@ func (w *Worker) removeForeign(ctx context.Context) {
 // host that were marked lost still hold (their containers first). Their
 // records stay, lost, until they are ended.
 func (w *Worker) cleanLost(ctx context.Context) {
-	ids, err := bucketKeys(ctx, w.store.sandboxes)
+	ids, err := w.store.SandboxIDs(ctx)
 	if err != nil {
 		w.log.Warn("list sandboxes to clean up lost ones", "err", err)
 		return
 	}
 	for _, id := range ids {
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err != nil || st.State != schemas.StateLost || !w.ownedHere(st.Host) {
 			continue
 		}
 		unlock := w.locks.lock(sandboxKey(id))
 		container := st.Container
 		if container == "" {
-			container = ContainerName(id)
+			container = runtime.ContainerName(id)
 		}
 		err = errors.Join(w.removeSandboxResources(ctx, container, id), w.removeClaimed(ctx, st))
 		unlock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // SandboxCredsPath is where a sandbox's executor finds its NATS
@@ -65,17 +66,17 @@ func writeCreds(path string, creds []byte) error {
 
 // withIdentity mounts the sandbox's credentials into spec; executorEnv
 // points the executor at them.
-func (w *Worker) withIdentity(spec *ContainerSpec, sandboxID string) {
+func (w *Worker) withIdentity(spec *runtime.ContainerSpec, sandboxID string) {
 	if w.cfg.CredsDir == "" {
 		return
 	}
 	if schemas.IsPoolID(sandboxID) {
 		// A pooled sandbox's credentials are replaced when it is claimed:
 		// it gets a directory, in which the file can be (poolCredsDir).
-		spec.Binds = append(spec.Binds, Bind{Source: w.poolCredsDir(sandboxID), Target: filepath.Dir(SandboxCredsPath), ReadOnly: true})
+		spec.Binds = append(spec.Binds, runtime.Bind{Source: w.poolCredsDir(sandboxID), Target: filepath.Dir(SandboxCredsPath), ReadOnly: true})
 		return
 	}
-	spec.Binds = append(spec.Binds, Bind{Source: w.credsFile(sandboxID), Target: SandboxCredsPath, ReadOnly: true})
+	spec.Binds = append(spec.Binds, runtime.Bind{Source: w.credsFile(sandboxID), Target: SandboxCredsPath, ReadOnly: true})
 }
 
 // revokeIdentity revokes every identity of the sandbox, which drops its

@@ -2,12 +2,11 @@ package orchestrator
 
 import (
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
-// SandboxUser is the unprivileged user sandboxes run as.
-const SandboxUser = "10001:10001"
-
-// sandboxUID is the uid and gid of SandboxUser.
+// sandboxUID is the uid and gid of images.SandboxUser.
 const sandboxUID = 10001
 
 // workspaceDir is where a sandbox's workspace volume is mounted.
@@ -18,13 +17,13 @@ const workspaceDir = schemas.DefaultWorkspace
 // /tmp and /dev/shm of bounded size (sandboxTmpfs), its resource limits,
 // and what the executor needs to reach NATS.
 // It never gets the Docker socket or any secret beyond its own.
-func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) ContainerSpec {
+func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) runtime.ContainerSpec {
 	r := st.Resources
-	return ContainerSpec{
-		Name:         ContainerName(st.ID),
+	return runtime.ContainerSpec{
+		Name:         runtime.ContainerName(st.ID),
 		Image:        st.Image,
 		Labels:       labels,
-		User:         SandboxUser,
+		User:         images.SandboxUser,
 		Env:          w.executorEnv(st).Environ(),
 		Network:      w.cfg.Network,
 		NanoCPUs:     r.NanoCPUs,
@@ -35,7 +34,7 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 		Hardened:     true,
 		Init:         true,
 		Tmpfs:        w.sandboxTmpfs(),
-		Volumes:      map[string]string{VolumeName(st.ID): workspaceDir},
+		Volumes:      map[string]string{runtime.VolumeName(st.ID): workspaceDir},
 	}
 }
 
@@ -72,4 +71,11 @@ func (w *Worker) sandboxTmpfs() map[string]string {
 		"/dev/shm":    "rw,nosuid,nodev,noexec,size=" + w.cfg.ShmSize + ",mode=1777",
 		"/dev/mqueue": "ro,nosuid,nodev,noexec,size=4k,mode=0555",
 	}
+}
+
+// withRuntime runs the sandbox under the configured OCI runtime, such as
+// runsc (gVisor) or kata-runtime, for a kernel boundary of its own; "" is
+// the engine's default (runc).
+func (w *Worker) withRuntime(spec *runtime.ContainerSpec) {
+	spec.Runtime = w.cfg.Runtime
 }

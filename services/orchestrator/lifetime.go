@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // Why a lifetime ended, the Reason of an EventExpired.
@@ -47,23 +48,23 @@ func (w *Worker) sweepLifetimes(ctx context.Context) {
 func (w *Worker) sweepOnce(ctx context.Context) error {
 	now := time.Now().UTC()
 	var errs []error
-	groups, err := bucketKeys(ctx, w.store.groups)
+	groups, err := w.store.GroupIDs(ctx)
 	if err != nil {
 		return err
 	}
 	for _, id := range groups {
-		g, _, err := w.store.group(ctx, id)
+		g, _, err := w.store.Group(ctx, id)
 		if err != nil || g.ExpiresAt.IsZero() || now.Before(g.ExpiresAt) || g.Expired != "" {
 			continue
 		}
 		errs = append(errs, w.expireGroup(ctx, id))
 	}
-	sandboxes, err := bucketKeys(ctx, w.store.sandboxes)
+	sandboxes, err := w.store.SandboxIDs(ctx)
 	if err != nil {
 		return errors.Join(append(errs, err)...)
 	}
 	for _, id := range sandboxes {
-		st, _, err := w.store.sandbox(ctx, id)
+		st, _, err := w.store.Sandbox(ctx, id)
 		if err != nil || st.Expired != "" {
 			continue
 		}
@@ -116,10 +117,10 @@ func (w *Worker) lastBatch(ctx context.Context, id string) (time.Time, bool) {
 // end_sandbox command.
 func (w *Worker) expireSandbox(ctx context.Context, id, why string) error {
 	claimed := false
-	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		claimed = false // a retry after another worker's write starts afresh
 		if st.Expired != "" {
-			return errUnchanged
+			return state.ErrUnchanged
 		}
 		st.Expired, claimed = why, true
 		return nil
@@ -135,10 +136,10 @@ func (w *Worker) expireSandbox(ctx context.Context, id, why string) error {
 // sandboxes, and publishes end_group.
 func (w *Worker) expireGroup(ctx context.Context, id string) error {
 	claimed := false
-	g, err := w.store.updateGroup(ctx, id, func(g *schemas.GroupStatus) error {
+	g, err := w.store.UpdateGroup(ctx, id, func(g *schemas.GroupStatus) error {
 		claimed = false // a retry after another worker's write starts afresh
 		if g.Expired != "" {
-			return errUnchanged
+			return state.ErrUnchanged
 		}
 		g.Expired, claimed = ExpiredGroupTTL, true
 		return nil
@@ -147,9 +148,9 @@ func (w *Worker) expireGroup(ctx context.Context, id string) error {
 		return ignoreNotFound(err)
 	}
 	for _, sb := range g.Sandboxes {
-		st, err := w.store.updateSandbox(ctx, sb, func(st *schemas.SandboxStatus) error {
+		st, err := w.store.UpdateSandbox(ctx, sb, func(st *schemas.SandboxStatus) error {
 			if st.Expired != "" {
-				return errUnchanged
+				return state.ErrUnchanged
 			}
 			st.Expired = ExpiredGroupTTL
 			return nil
@@ -175,19 +176,6 @@ func (w *Worker) enqueue(ctx context.Context, cmd schemas.Command) error {
 		return fmt.Errorf("enqueue %s %s: %w", cmd.Kind, cmd.ID, err)
 	}
 	return nil
-}
-
-// bucketKeys lists a bucket's keys; an empty bucket has none.
-func bucketKeys(ctx context.Context, kv jetstream.KeyValue) ([]string, error) {
-	lister, err := kv.ListKeys(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for k := range lister.Keys() {
-		ids = append(ids, k)
-	}
-	return ids, nil
 }
 
 func ignoreNotFound(err error) error {

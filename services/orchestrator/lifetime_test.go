@@ -62,7 +62,7 @@ func TestLifetimes(t *testing.T) {
 			h.requireNothingLeft("sb")
 			if tt.why == ExpiredGroupTTL {
 				h.eventually("the group forgotten", func() bool {
-					_, _, err := h.w.store.group(t.Context(), "g")
+					_, _, err := h.w.store.Group(t.Context(), "g")
 					return err != nil
 				})
 			}

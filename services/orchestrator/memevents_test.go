@@ -2,11 +2,12 @@ package orchestrator
 
 import (
 	"context"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"time"
 )
 
-func (r *memRuntime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan Event, <-chan error) {
-	s := &memSub{labels: labels, ch: make(chan Event, 1024), errc: make(chan error, 1)}
+func (r *memRuntime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan runtime.Event, <-chan error) {
+	s := &memSub{labels: labels, ch: make(chan runtime.Event, 1024), errc: make(chan error, 1)}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, ev := range r.history {
@@ -41,7 +42,7 @@ func (r *memRuntime) breakEvents(err error) {
 
 // emit records an event and sends it to every stream that wants it; r.mu
 // must be held.
-func (r *memRuntime) emit(ev Event) {
+func (r *memRuntime) emit(ev runtime.Event) {
 	ev.Time = time.Now()
 	if n := len(r.history); n > 0 && !ev.Time.After(r.history[n-1].Time) {
 		ev.Time = r.history[n-1].Time.Add(time.Nanosecond)

@@ -1,13 +1,16 @@
 package orchestrator
 
-import "context"
+import (
+	"context"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
+)
 
 // startProc runs c's process; r.mu must be held.
 func (r *memRuntime) startProc(c *memContainer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &memProc{cancel: cancel, done: make(chan struct{})}
 	c.proc = p
-	c.state.Running, c.state.Status, c.state.OOMKilled, c.state.ExitCode = true, StatusRunning, false, 0
+	c.state.Running, c.state.Status, c.state.OOMKilled, c.state.ExitCode = true, runtime.StatusRunning, false, 0
 	process := r.process
 	spec := c.spec
 	r.procs.Go(func() {
@@ -49,8 +52,8 @@ func (r *memRuntime) stopProc(c *memContainer) {
 // exited records that c's process ended and emits the die event; r.mu must
 // be held.
 func (r *memRuntime) exited(c *memContainer, code int, oom bool) {
-	c.state.Running, c.state.Status, c.state.ExitCode, c.state.OOMKilled = false, StatusExited, code, oom
-	r.emit(Event{Kind: ContainerDied, ContainerID: c.state.ID, Labels: c.spec.Labels, ExitCode: code})
+	c.state.Running, c.state.Status, c.state.ExitCode, c.state.OOMKilled = false, runtime.StatusExited, code, oom
+	r.emit(runtime.Event{Kind: runtime.ContainerDied, ContainerID: c.state.ID, Labels: c.spec.Labels, ExitCode: code})
 }
 
 // oom is the kernel killing a process of container id for memory: an oom
@@ -63,7 +66,7 @@ func (r *memRuntime) oom(id string, main bool) {
 	if err != nil {
 		return
 	}
-	r.emit(Event{Kind: ContainerOOM, ContainerID: c.state.ID, Labels: c.spec.Labels})
+	r.emit(runtime.Event{Kind: runtime.ContainerOOM, ContainerID: c.state.ID, Labels: c.spec.Labels})
 	if main && c.proc != nil {
 		r.stopProc(c)
 		r.exited(c, 137, true)

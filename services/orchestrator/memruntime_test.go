@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // memRuntime is an in-memory container engine for the unit tests. It
@@ -27,16 +28,16 @@ import (
 // what the operation returns, and nothing changes. It is safe for
 // concurrent use.
 type memRuntime struct {
-	process func(ctx context.Context, spec ContainerSpec) error
+	process func(ctx context.Context, spec runtime.ContainerSpec) error
 
 	mu         sync.Mutex
 	fail       func(op, arg string) error
-	host       Host
+	host       runtime.Host
 	images     map[string]string // tag -> id
 	builds     int
 	containers map[string]*memContainer
-	volumes    map[string]VolumeSpec
-	history    []Event
+	volumes    map[string]runtime.VolumeSpec
+	history    []runtime.Event
 	subs       map[*memSub]struct{}
 	next       int
 	// idPrefix begins its container ids ("c" when empty), so that two
@@ -47,8 +48,8 @@ type memRuntime struct {
 }
 
 type memContainer struct {
-	spec  ContainerSpec
-	state ContainerState
+	spec  runtime.ContainerSpec
+	state runtime.ContainerState
 	proc  *memProc
 	logs  string
 	usage schemas.SandboxUsage
@@ -62,18 +63,18 @@ type memProc struct {
 
 type memSub struct {
 	labels []string
-	ch     chan Event
+	ch     chan runtime.Event
 	errc   chan error
 }
 
-var _ Runtime = (*memRuntime)(nil)
+var _ runtime.Runtime = (*memRuntime)(nil)
 
 func newMemRuntime() *memRuntime {
 	return &memRuntime{
-		host:       Host{ID: "mem-engine", CPUs: 4, MemoryBytes: 8 << 30},
+		host:       runtime.Host{ID: "mem-engine", CPUs: 4, MemoryBytes: 8 << 30},
 		images:     map[string]string{},
 		containers: map[string]*memContainer{},
-		volumes:    map[string]VolumeSpec{},
+		volumes:    map[string]runtime.VolumeSpec{},
 		subs:       map[*memSub]struct{}{},
 	}
 }
@@ -132,12 +133,12 @@ func (r *memRuntime) ImageID(_ context.Context, ref string) (string, error) {
 	}
 	id, ok := r.images[ref]
 	if !ok {
-		return "", fmt.Errorf("image %s: %w", ref, ErrNotFound)
+		return "", fmt.Errorf("image %s: %w", ref, runtime.ErrNotFound)
 	}
 	return id, nil
 }
 
-func (r *memRuntime) Build(_ context.Context, spec ImageBuild, progress io.Writer) error {
+func (r *memRuntime) Build(_ context.Context, spec runtime.ImageBuild, progress io.Writer) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("build", spec.Tag); err != nil {
@@ -154,14 +155,14 @@ func (r *memRuntime) Build(_ context.Context, spec ImageBuild, progress io.Write
 	return nil
 }
 
-func (r *memRuntime) Create(_ context.Context, spec ContainerSpec) (string, error) {
+func (r *memRuntime) Create(_ context.Context, spec runtime.ContainerSpec) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("create", spec.Name); err != nil {
 		return "", err
 	}
 	if _, ok := r.images[spec.Image]; !ok {
-		return "", fmt.Errorf("create container %s: image %s: %w", spec.Name, spec.Image, ErrNotFound)
+		return "", fmt.Errorf("create container %s: image %s: %w", spec.Name, spec.Image, runtime.ErrNotFound)
 	}
 	for _, c := range r.containers {
 		if c.spec.Name == spec.Name {
@@ -170,7 +171,7 @@ func (r *memRuntime) Create(_ context.Context, spec ContainerSpec) (string, erro
 	}
 	for v := range spec.Volumes {
 		if _, ok := r.volumes[v]; !ok {
-			r.volumes[v] = VolumeSpec{Name: v} // the engine makes a missing volume
+			r.volumes[v] = runtime.VolumeSpec{Name: v} // the engine makes a missing volume
 		}
 	}
 	r.next++
@@ -181,7 +182,7 @@ func (r *memRuntime) Create(_ context.Context, spec ContainerSpec) (string, erro
 	id := fmt.Sprintf("%s%04d", prefix, r.next)
 	r.containers[id] = &memContainer{
 		spec:  spec,
-		state: ContainerState{ID: id, Name: spec.Name, Status: StatusCreated, Labels: spec.Labels},
+		state: runtime.ContainerState{ID: id, Name: spec.Name, Status: runtime.StatusCreated, Labels: spec.Labels},
 		usage: schemas.SandboxUsage{MemoryBytes: 5 << 20, PIDs: 3, CPUPercent: 1.5},
 	}
 	return id, nil
@@ -197,7 +198,7 @@ func (r *memRuntime) find(ref string) (*memContainer, error) {
 			return c, nil
 		}
 	}
-	return nil, fmt.Errorf("container %s: %w", ref, ErrNotFound)
+	return nil, fmt.Errorf("container %s: %w", ref, runtime.ErrNotFound)
 }
 
 func (r *memRuntime) Start(_ context.Context, id string) error {
@@ -259,10 +260,10 @@ func (r *memRuntime) Remove(_ context.Context, id string) error {
 		return err
 	}
 	c, err := r.find(id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, runtime.ErrNotFound) {
 		return nil
 	}
-	c.state.Status = StatusRemoving
+	c.state.Status = runtime.StatusRemoving
 	if c.proc != nil {
 		r.stopProc(c)
 		r.exited(c, 137, false)
@@ -271,26 +272,26 @@ func (r *memRuntime) Remove(_ context.Context, id string) error {
 	return nil
 }
 
-func (r *memRuntime) Inspect(_ context.Context, id string) (ContainerState, error) {
+func (r *memRuntime) Inspect(_ context.Context, id string) (runtime.ContainerState, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("inspect", id); err != nil {
-		return ContainerState{}, err
+		return runtime.ContainerState{}, err
 	}
 	c, err := r.find(id)
 	if err != nil {
-		return ContainerState{}, err
+		return runtime.ContainerState{}, err
 	}
 	return c.state, nil
 }
 
-func (r *memRuntime) List(_ context.Context, labels ...string) ([]ContainerState, error) {
+func (r *memRuntime) List(_ context.Context, labels ...string) ([]runtime.ContainerState, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("list", strings.Join(labels, ",")); err != nil {
 		return nil, err
 	}
-	var out []ContainerState
+	var out []runtime.ContainerState
 	for _, id := range slices.Sorted(maps.Keys(r.containers)) {
 		if c := r.containers[id]; hasLabels(c.spec.Labels, labels) {
 			out = append(out, c.state)
@@ -338,7 +339,7 @@ func (r *memRuntime) Stats(_ context.Context, id string) (schemas.SandboxUsage, 
 	return u, nil
 }
 
-func (r *memRuntime) CreateVolume(_ context.Context, spec VolumeSpec) error {
+func (r *memRuntime) CreateVolume(_ context.Context, spec runtime.VolumeSpec) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("volume.create", spec.Name); err != nil {
@@ -377,11 +378,11 @@ func (r *memRuntime) volumeOnDevice(device string) bool {
 	return false
 }
 
-func (r *memRuntime) Host(context.Context) (Host, error) {
+func (r *memRuntime) Host(context.Context) (runtime.Host, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("host", ""); err != nil {
-		return Host{}, err
+		return runtime.Host{}, err
 	}
 	return r.host, nil
 }

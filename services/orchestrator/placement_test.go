@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // engine is one host of a multi-host test: a memRuntime with its own
@@ -57,13 +59,13 @@ func multiHost(t *testing.T, memA, memB int64, change ...func(*Config)) (*harnes
 	h := newIdleHarness(t, append([]func(*Config){fast, func(c *Config) { c.Host = "host-a" }}, change...)...)
 	a := &engine{name: "host-a", rt: h.rt, cfg: h.cfg}
 	h.rt.mu.Lock()
-	h.rt.host = Host{ID: "engine-a", CPUs: 4, MemoryBytes: memA}
+	h.rt.host = runtime.Host{ID: "engine-a", CPUs: 4, MemoryBytes: memA}
 	h.rt.idPrefix = "a"
 	h.rt.mu.Unlock()
 	a.w = h.w
 
 	b := &engine{name: "host-b", rt: newMemRuntime(), cfg: h.cfg}
-	b.rt.host = Host{ID: "engine-b", CPUs: 4, MemoryBytes: memB}
+	b.rt.host = runtime.Host{ID: "engine-b", CPUs: 4, MemoryBytes: memB}
 	b.rt.idPrefix = "b"
 	b.rt.process = h.executor
 	b.rt.addImage(h.cfg.SandboxImage, baseImageID)
@@ -84,7 +86,7 @@ func multiHost(t *testing.T, memA, memB int64, change ...func(*Config)) (*harnes
 	b.stop = runWorker(t, b.w)
 	t.Cleanup(func() { b.stop() })
 	h.eventually("both hosts up", func() bool {
-		live, err := h.w.store.liveHosts(t.Context(), time.Minute)
+		live, err := h.w.store.LiveHosts(t.Context(), time.Minute)
 		return err == nil && len(live) == 2
 	})
 	return h, a, b
@@ -195,7 +197,7 @@ func TestConcurrentCreatesSpread(t *testing.T) {
 	hosts := h.hostsOf(ids...)
 	assert.Equal(t, 2, count(hosts, a.name), "spread: %v", hosts)
 	assert.Equal(t, 2, count(hosts, b.name), "spread: %v", hosts)
-	g, _, err := h.w.store.group(t.Context(), "g-together")
+	g, _, err := h.w.store.Group(t.Context(), "g-together")
 	require.NoError(t, err)
 	assert.Empty(t, g.Placing, "the finished creates' placements are gone from the record")
 	h.ok(h.command(schemas.EndGroup, "g-together", ""))
@@ -307,8 +309,8 @@ func TestGroupAcrossHosts(t *testing.T) {
 	assert.GreaterOrEqual(t, count(hosts, b.name), 2, "spread: %v", hosts)
 
 	// A leftover container of the group on host-b that no record knows.
-	_, err = b.rt.Create(t.Context(), ContainerSpec{Name: ContainerName("stray"), Image: h.cfg.SandboxImage, Labels: map[string]string{
-		LabelManaged: "true", LabelGroup: "g-span", LabelSandbox: "stray", LabelSystem: "sys",
+	_, err = b.rt.Create(t.Context(), runtime.ContainerSpec{Name: runtime.ContainerName("stray"), Image: h.cfg.SandboxImage, Labels: map[string]string{
+		runtime.LabelManaged: "true", runtime.LabelGroup: "g-span", runtime.LabelSandbox: "stray", runtime.LabelSystem: "sys",
 	}})
 	require.NoError(t, err)
 
@@ -322,7 +324,7 @@ func TestGroupAcrossHosts(t *testing.T) {
 		_, err := h.sandbox(id)
 		assert.Error(t, err, "record of %s", id)
 	}
-	_, _, err = h.w.store.group(t.Context(), "g-span")
+	_, _, err = h.w.store.Group(t.Context(), "g-span")
 	assert.Error(t, err, "group record")
 }
 
@@ -366,14 +368,14 @@ func TestHostLost(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, schemas.StateLost, st.State)
 	}
-	rec, err := h.w.store.host(t.Context(), b.name)
+	rec, err := h.w.store.Host(t.Context(), b.name)
 	require.NoError(t, err)
 	assert.Equal(t, schemas.HostLost, rec.State)
 	res := <-queued
 	require.NotNil(t, res.Error, "a start of a sandbox of a lost host")
 	assert.Contains(t, []schemas.ErrorCode{schemas.CodeUnavailable, schemas.CodeConflict}, res.Error.Code, res.Error.Message)
 	t.Logf("the start sent as host-b went silent: %s: %s", res.Error.Code, res.Error.Message)
-	l, err := h.w.store.readLedger(t.Context(), ledgerKey("engine-b"))
+	l, err := h.w.store.ReadLedger(t.Context(), state.LedgerKey("engine-b"))
 	require.NoError(t, err)
 	assert.Empty(t, l.Allocations, "host-b's ledger released")
 	for _, id := range onA {
@@ -405,7 +407,7 @@ func TestHostLost(t *testing.T) {
 		c, v := b.rt.counts()
 		return c == 0 && v == 0
 	})
-	rec, err = h.w.store.host(t.Context(), b.name)
+	rec, err = h.w.store.Host(t.Context(), b.name)
 	require.NoError(t, err)
 	assert.Equal(t, schemas.HostUp, rec.State)
 	st, err := h.sandbox(onB[1])
@@ -470,10 +472,10 @@ func TestHostRecord(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "mem-engine", st.Host)
 	h.eventually("the heartbeat counts the sandbox", func() bool {
-		rec, err := h.w.store.host(t.Context(), "mem-engine")
+		rec, err := h.w.store.Host(t.Context(), "mem-engine")
 		return err == nil && rec.Sandboxes == 1
 	})
-	rec, err := h.w.store.host(t.Context(), "mem-engine")
+	rec, err := h.w.store.Host(t.Context(), "mem-engine")
 	require.NoError(t, err)
 	assert.Equal(t, schemas.HostUp, rec.State)
 	assert.Equal(t, "mem-engine", rec.EngineID)
@@ -524,9 +526,9 @@ func TestAdmissionRaceFallsThrough(t *testing.T) {
 	a.rt.mu.Unlock()
 	h.createGroup("g-race", schemas.GroupSpec{})
 	spec := schemas.SandboxSpec{ID: "raced", Compute: &schemas.ComputeResources{Memory: "2GiB"}}
-	g, _, err := h.w.store.group(t.Context(), "g-race")
+	g, _, err := h.w.store.Group(t.Context(), "g-race")
 	require.NoError(t, err)
-	first, err := h.w.placeSandbox(t.Context(), g, spec)
+	first, err := h.w.placer.Place(t.Context(), g, spec)
 	require.NoError(t, err)
 	require.Equal(t, a.name, first, "placement's dry run chooses host-a, whose record promises room")
 
@@ -542,7 +544,7 @@ func TestAdmissionRaceFallsThrough(t *testing.T) {
 // ledgerOf reads the ledger of engine.
 func (h *harness) ledgerOf(engine string) map[string]schemas.ResolvedResources {
 	h.t.Helper()
-	l, err := h.w.store.readLedger(h.t.Context(), ledgerKey(engine))
+	l, err := h.w.store.ReadLedger(h.t.Context(), state.LedgerKey(engine))
 	require.NoError(h.t, err)
 	return l.Allocations
 }
@@ -605,7 +607,7 @@ func TestConcurrentGroupEndsAcrossHosts(t *testing.T) {
 				assert.Equal(t, schemas.CodeNotFound, res.Error.Code, "end_group of %s: %s", group, res.Error.Message)
 			}
 		}
-		_, _, err := h.w.store.group(t.Context(), group)
+		_, _, err := h.w.store.Group(t.Context(), group)
 		require.Error(t, err, "group %s ended", group)
 	}
 	ca, va := a.rt.counts()

@@ -14,6 +14,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/cleanup"
+	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // The warm pools (docs/pools.md): each worker keeps a pool of the
@@ -30,14 +33,6 @@ import (
 
 // poolTick is how often the pool loop checks the pools without a kick.
 const poolTick = time.Second
-
-// The labels of a pooled sandbox's container and volume, beside the
-// sandbox label (its pool id): the worker that keeps it and, for a
-// group's pool, the group.
-const (
-	LabelPoolWorker = "dev.sandox.pool-worker"
-	LabelPoolGroup  = "dev.sandox.pool-group"
-)
 
 // runPool keeps the pools at their targets until ctx is done, then
 // removes the sandboxes still in them. It answers on the worker's pool
@@ -180,7 +175,7 @@ func (w *Worker) poolCredsDir(poolID string) string {
 // its pool id. On failure nothing of it is left.
 func (w *Worker) fillPool(ctx context.Context, src poolSource) (_ string, err error) {
 	id := newPoolID()
-	families, err := chooseFamilies(src.families, nil)
+	families, err := images.ChooseFamilies(src.families, nil)
 	if err != nil {
 		return "", err
 	}
@@ -188,7 +183,7 @@ func (w *Worker) fillPool(ctx context.Context, src poolSource) (_ string, err er
 	if err != nil {
 		return "", err
 	}
-	egressPolicy, err := w.resolveEgress(src.egress, nil)
+	egressPolicy, err := w.isolation.Resolve(src.egress, nil)
 	if err != nil {
 		return "", err
 	}
@@ -197,14 +192,14 @@ func (w *Worker) fillPool(ctx context.Context, src poolSource) (_ string, err er
 		State:      schemas.StateCreated,
 		Host:       w.hostName, // placement: a pool is its worker's host's
 		Families:   families,
-		Tools:      toolModules(families, src.tools),
+		Tools:      images.ToolModules(families, src.tools),
 		Resources:  limits,
 		Egress:     &egressPolicy,
 		Pooled:     true,
 		PoolGroup:  src.group,
 		PoolWorker: w.cfg.Worker,
 	}
-	if _, err := w.store.createSandbox(ctx, st); err != nil {
+	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
 		return "", err
 	}
 	undo := w.pooledResources(id, "")
@@ -212,7 +207,7 @@ func (w *Worker) fillPool(ctx context.Context, src poolSource) (_ string, err er
 		if err == nil {
 			return
 		}
-		if cerr := undo.run(ctx); cerr != nil {
+		if cerr := undo.Run(ctx); cerr != nil {
 			w.log.Error("a failed pool fill left resources behind", "sandbox", id, "err", cerr)
 		}
 	}()
@@ -245,7 +240,7 @@ func (w *Worker) fillPool(ctx context.Context, src poolSource) (_ string, err er
 		return "", err
 	}
 	st.State = schemas.StateRunning
-	if err := w.store.putSandbox(ctx, &st); err != nil {
+	if err := w.store.PutSandbox(ctx, &st); err != nil {
 		return "", err
 	}
 	w.log.Debug("pooled sandbox ready", "sandbox", id, "pool", src.group)
@@ -272,18 +267,18 @@ func (w *Worker) copyCreds(poolID, id string) error {
 // sandbox claimedBy, or ""): its record, ledger allocation, volume,
 // egress proxy, container, identity and credentials directory. The
 // claimed sandbox's own record, identity and allocation are not on it.
-func (w *Worker) pooledResources(poolID, container string) *cleanup {
-	c := &cleanup{}
-	c.push(resRecord, func(ctx context.Context) error { return w.store.deleteSandbox(ctx, poolID) })
-	c.push(resLedger, func(ctx context.Context) error { return w.release(ctx, poolID) })
-	c.push(resDisk, func(context.Context) error { return w.detachDisk(poolID) })
-	c.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, VolumeName(poolID)) })
-	c.push(resEgress, func(context.Context) error { return w.egress.Close(poolID) })
+func (w *Worker) pooledResources(poolID, container string) *cleanup.Stack {
+	c := &cleanup.Stack{}
+	c.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, poolID) })
+	c.Push(resLedger, func(ctx context.Context) error { return w.release(ctx, poolID) })
+	c.Push(resDisk, func(context.Context) error { return w.detachDisk(poolID) })
+	c.Push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, runtime.VolumeName(poolID)) })
+	c.Push(resEgress, func(context.Context) error { return w.egress.Close(poolID) })
 	if container == "" {
-		container = ContainerName(poolID)
+		container = runtime.ContainerName(poolID)
 	}
-	c.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
-	c.push(resIdentity, func(ctx context.Context) error {
+	c.Push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
+	c.Push(resIdentity, func(ctx context.Context) error {
 		err := w.revokeIdentity(ctx, poolID)
 		if w.cfg.CredsDir != "" {
 			err = errors.Join(err, os.RemoveAll(w.poolCredsDir(poolID)))
@@ -295,7 +290,7 @@ func (w *Worker) pooledResources(poolID, container string) *cleanup {
 
 // removePooled removes a pooled sandbox that was never claimed.
 func (w *Worker) removePooled(ctx context.Context, poolID string) error {
-	return w.pooledResources(poolID, "").run(ctx)
+	return w.pooledResources(poolID, "").Run(ctx)
 }
 
 // poolLabels adds, to the labels l of pooled sandbox st's container and
@@ -304,8 +299,8 @@ func poolLabels(l map[string]string, st *schemas.SandboxStatus) {
 	if !st.Pooled {
 		return
 	}
-	l[LabelPoolWorker] = st.PoolWorker
+	l[runtime.LabelPoolWorker] = st.PoolWorker
 	if st.PoolGroup != "" {
-		l[LabelPoolGroup] = st.PoolGroup
+		l[runtime.LabelPoolGroup] = st.PoolGroup
 	}
 }

@@ -14,10 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // Update sets a container's limits, as docker update does.
-func (r *memRuntime) Update(_ context.Context, id string, l ResourceLimits) error {
+func (r *memRuntime) Update(_ context.Context, id string, l runtime.ResourceLimits) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("update", id); err != nil {
@@ -39,7 +40,7 @@ func (r *memRuntime) Update(_ context.Context, id string, l ResourceLimits) erro
 	return nil
 }
 
-var _ ResourceUpdater = (*memRuntime)(nil)
+var _ runtime.ResourceUpdater = (*memRuntime)(nil)
 
 // newPoolHarness runs a worker with a warm pool of size and waits until
 // the pool is full.
@@ -113,7 +114,7 @@ func TestPoolClaim(t *testing.T) {
 	_, err = h.sandbox(st.PoolID)
 	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "the pool record goes with the sandbox")
 	_, err = h.rt.Inspect(t.Context(), st.Container)
-	assert.ErrorIs(t, err, ErrNotFound)
+	assert.ErrorIs(t, err, runtime.ErrNotFound)
 	h.ok(h.command(schemas.EndGroup, "g1", ""))
 	h.stop()
 	h.requireNothingLeft("sb1", pool[0], pool[1])
@@ -237,7 +238,8 @@ func TestPoolFits(t *testing.T) {
 		{"other families", with(func(s *poolShape) { s.families = []string{"filesystem_tools"} }), false},
 		{"other egress", with(func(s *poolShape) { s.egress = schemas.Egress{Policy: schemas.EgressOpen} }), false},
 	}
-	w := &Worker{rt: newMemRuntime()}
+	rt := newMemRuntime()
+	w := &Worker{rt: rt, updater: rt}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, w.fits(pool, tc.shape))

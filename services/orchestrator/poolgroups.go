@@ -63,7 +63,7 @@ func checkPoolSpec(p *schemas.PoolSpec) error {
 // watchGroups follows the group bucket for the pool loop: the current
 // groups first, then each change. The caller stops the watcher.
 func (w *Worker) watchGroups(ctx context.Context) (jetstream.KeyWatcher, error) {
-	return w.store.groups.WatchAll(ctx)
+	return w.store.WatchGroups(ctx)
 }
 
 // groupChanged makes the worker's pool of the group in entry what the

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // groupPooled returns the records of the pooled sandboxes of group's
@@ -62,9 +63,9 @@ func TestGroupPoolFillsAndClaims(t *testing.T) {
 		assert.Equal(t, int64(1e9), p.Resources.NanoCPUs, "the group's compute")
 		assert.Contains(t, p.Tools, "my_tools", "the group's tool file")
 		l := h.containerLabels(p.Container)
-		assert.Equal(t, "g1", l[LabelPoolGroup])
-		assert.Equal(t, "unit-worker", l[LabelPoolWorker])
-		assert.Empty(t, l[LabelGroup], "a pooled container is no group's sandbox")
+		assert.Equal(t, "g1", l[runtime.LabelPoolGroup])
+		assert.Equal(t, "unit-worker", l[runtime.LabelPoolWorker])
+		assert.Empty(t, l[runtime.LabelGroup], "a pooled container is no group's sandbox")
 	}
 	assert.Nil(t, h.w.pools.get(""), "no default pool")
 
@@ -154,7 +155,7 @@ func TestGroupPoolDrainedWhenGroupGone(t *testing.T) {
 	h := newHarness(t)
 	h.createGroup("g1", pooledGroup)
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
-	require.NoError(t, h.w.store.deleteGroup(t.Context(), "g1"))
+	require.NoError(t, h.w.store.DeleteGroup(t.Context(), "g1"))
 	h.eventually("the pool of the group that is gone is drained", func() bool {
 		containers, _ := h.rt.counts()
 		return containers == 0 && h.w.pools.get("g1") == nil && len(h.ledger()) == 0
@@ -222,8 +223,8 @@ func TestPoolReapsDeadWorkers(t *testing.T) {
 			_, err := h.sandbox(id)
 			return err != nil && wireError(err).Code == schemas.CodeNotFound
 		})
-		_, err := h.rt.Inspect(ctx, ContainerName(id))
-		assert.ErrorIs(t, err, ErrNotFound)
+		_, err := h.rt.Inspect(ctx, runtime.ContainerName(id))
+		assert.ErrorIs(t, err, runtime.ErrNotFound)
 		assert.NotContains(t, h.ledger(), id)
 	}
 	require.Len(t, h.pooled(), 1, "the live worker's pooled sandbox is kept")

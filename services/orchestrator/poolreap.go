@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // Pooled sandboxes outlive the worker that keeps them only by accident (a
@@ -35,7 +36,7 @@ const aliveTimeout = time.Second
 // to its sandbox and is left alone. Failures are logged; the next run
 // tries again. It blocks until done.
 func (w *Worker) reapPools(ctx context.Context, starting bool) {
-	ids, err := bucketKeys(ctx, w.store.sandboxes)
+	ids, err := w.store.SandboxIDs(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.log.Warn("list pooled sandboxes to reap", "err", err)
@@ -47,7 +48,7 @@ func (w *Worker) reapPools(ctx context.Context, starting bool) {
 		if !schemas.IsPoolID(id) {
 			continue
 		}
-		p, _, err := w.store.sandbox(ctx, id)
+		p, _, err := w.store.Sandbox(ctx, id)
 		if err != nil || !p.Pooled || p.ClaimedBy != "" {
 			continue
 		}
@@ -87,10 +88,10 @@ func (w *Worker) releasePooled(ctx context.Context, p schemas.SandboxStatus) err
 		return w.removePooled(ctx, p.ID)
 	}
 	errs := []error{w.revokeIdentity(ctx, p.ID)}
-	if h, err := w.store.host(ctx, p.Host); err == nil && h.EngineID != "" {
-		errs = append(errs, w.store.releaseLedger(ctx, ledgerKey(h.EngineID), p.ID))
+	if h, err := w.store.Host(ctx, p.Host); err == nil && h.EngineID != "" {
+		errs = append(errs, w.store.ReleaseLedger(ctx, state.LedgerKey(h.EngineID), p.ID))
 	}
-	errs = append(errs, w.store.deleteSandbox(ctx, p.ID))
+	errs = append(errs, w.store.DeleteSandbox(ctx, p.ID))
 	return errors.Join(errs...)
 }
 
@@ -107,7 +108,7 @@ func (w *Worker) removeStalePoolCreds(ctx context.Context) {
 	}
 	for _, dir := range dirs {
 		id := strings.TrimSuffix(filepath.Base(dir), ".d")
-		if _, _, err := w.store.sandbox(ctx, id); err == nil || wireError(err).Code != schemas.CodeNotFound {
+		if _, _, err := w.store.Sandbox(ctx, id); err == nil || wireError(err).Code != schemas.CodeNotFound {
 			continue
 		}
 		if err := os.RemoveAll(dir); err != nil {

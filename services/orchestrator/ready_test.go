@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // TestReadiness starts sandboxes whose stand-in executor only announces
@@ -47,7 +48,7 @@ func TestReadiness(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.rt.process = func(ctx context.Context, spec ContainerSpec) error {
+			h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
 				if tc.exit {
 					return fmt.Errorf("no executor here")
 				}
@@ -56,7 +57,7 @@ func TestReadiness(t *testing.T) {
 					return err
 				}
 				defer nc.Close()
-				if err := tc.serve(nc, spec.Labels[LabelSandbox]); err != nil {
+				if err := tc.serve(nc, spec.Labels[runtime.LabelSandbox]); err != nil {
 					return err
 				}
 				<-ctx.Done()
@@ -80,7 +81,7 @@ func TestReadiness(t *testing.T) {
 }
 
 // credsOption connects with the credentials bound into the container.
-func credsOption(spec ContainerSpec) nats.Option {
+func credsOption(spec runtime.ContainerSpec) nats.Option {
 	for _, b := range spec.Binds {
 		if b.Target == SandboxCredsPath {
 			return nats.UserCredentials(b.Source)

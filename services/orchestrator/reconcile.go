@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // A resourceKind is a kind of resource a sandbox holds outside its own
@@ -50,7 +51,7 @@ func (w *Worker) reconcile(ctx context.Context) {
 			continue
 		}
 		for _, id := range ids {
-			_, _, err := w.store.sandbox(ctx, id)
+			_, _, err := w.store.Sandbox(ctx, id)
 			if err == nil || wireError(err).Code != schemas.CodeNotFound {
 				continue
 			}
@@ -102,7 +103,7 @@ func (w *Worker) diskHolders(context.Context) ([]string, error) {
 // releaseStaleDisk removes the volume that mounts a sandbox's disk, then
 // detaches and deletes the disk.
 func (w *Worker) releaseStaleDisk(ctx context.Context, sandboxID string) error {
-	if err := w.rt.RemoveVolume(ctx, VolumeName(sandboxID)); err != nil {
+	if err := w.rt.RemoveVolume(ctx, runtime.VolumeName(sandboxID)); err != nil {
 		return err
 	}
 	return w.detachDisk(sandboxID)
@@ -114,7 +115,7 @@ func (w *Worker) ledgerHolders(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := w.store.readLedger(ctx, key)
+	l, err := w.store.ReadLedger(ctx, key)
 	if err != nil {
 		return nil, err
 	}

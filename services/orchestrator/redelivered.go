@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // redeliveredCreate decides what a create whose sandbox id is taken
@@ -23,13 +24,13 @@ func (w *Worker) redeliveredCreate(ctx context.Context, g schemas.GroupStatus, i
 	if cmdID == "" || !errors.Is(taken, schemas.CodeAlreadyExists) {
 		return schemas.SandboxStatus{}, true, taken
 	}
-	prev, _, err := w.store.sandbox(ctx, id)
+	prev, _, err := w.store.Sandbox(ctx, id)
 	if err != nil || prev.CreatedBy != cmdID || prev.GroupID != g.ID {
 		return schemas.SandboxStatus{}, true, taken
 	}
 	if prev.Container != "" {
 		w.log.Info("a redelivered create found its sandbox made", "sandbox", id, "command", cmdID)
-		if err := w.store.joinGroup(ctx, g.ID, id); err != nil {
+		if err := w.store.JoinGroup(ctx, g.ID, id); err != nil {
 			return schemas.SandboxStatus{}, true, err
 		}
 		return prev, true, nil
@@ -38,11 +39,11 @@ func (w *Worker) redeliveredCreate(ctx context.Context, g schemas.GroupStatus, i
 		return schemas.SandboxStatus{}, true, taken
 	}
 	w.log.Warn("a redelivered create found its sandbox half-made: removing it to make it again", "sandbox", id, "command", cmdID)
-	if err := w.removeSandboxResources(ctx, ContainerName(id), id); err != nil {
+	if err := w.removeSandboxResources(ctx, runtime.ContainerName(id), id); err != nil {
 		// What the first attempt did not make is not there to remove.
 		w.log.Info("removing a half-made sandbox", "sandbox", id, "err", err)
 	}
-	if err := w.store.deleteSandbox(ctx, id); err != nil {
+	if err := w.store.DeleteSandbox(ctx, id); err != nil {
 		return schemas.SandboxStatus{}, true, err
 	}
 	return schemas.SandboxStatus{}, false, nil

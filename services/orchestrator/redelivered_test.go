@@ -24,7 +24,7 @@ func TestRedeliveredCreate(t *testing.T) {
 	// The first attempt stopped after it recorded the sandbox and charged
 	// the ledger.
 	half := schemas.SandboxStatus{ID: "sb1", GroupID: "g1", State: schemas.StateCreated, Host: h.w.hostName, CreatedBy: cmd.ID}
-	_, err := h.w.store.createSandbox(ctx, half)
+	_, err := h.w.store.CreateSandbox(ctx, half)
 	require.NoError(t, err)
 	limits, host, err := h.w.resolveResources(ctx, schemas.ComputeResources{})
 	require.NoError(t, err)

@@ -95,7 +95,7 @@ func (w *Worker) answer(ctx context.Context, m *nats.Msg, handle func(context.Co
 
 // sandboxStatusReply answers SandboxStatusSubject with the recorded status.
 func (w *Worker) sandboxStatusReply(ctx context.Context, id string) schemas.StatusReply {
-	st, _, err := w.store.sandbox(ctx, id)
+	st, _, err := w.store.Sandbox(ctx, id)
 	if err != nil {
 		return schemas.StatusReply{Error: wireError(err)}
 	}
@@ -106,13 +106,13 @@ func (w *Worker) sandboxStatusReply(ctx context.Context, id string) schemas.Stat
 // status and those of its sandboxes that are still recorded, and counts
 // them per host (GroupStatus.Hosts).
 func (w *Worker) groupStatusReply(ctx context.Context, id string) schemas.StatusReply {
-	g, _, err := w.store.group(ctx, id)
+	g, _, err := w.store.Group(ctx, id)
 	if err != nil {
 		return schemas.StatusReply{Error: wireError(err)}
 	}
 	reply := schemas.StatusReply{Group: &g}
 	for _, sb := range g.Sandboxes {
-		st, _, err := w.store.sandbox(ctx, sb)
+		st, _, err := w.store.Sandbox(ctx, sb)
 		if err != nil {
 			if wireError(err).Code == schemas.CodeNotFound {
 				continue
@@ -135,7 +135,7 @@ func (w *Worker) groupStatusReply(ctx context.Context, id string) schemas.Status
 // sandboxStatsReply answers SandboxStatsSubject with a live reading of the
 // sandbox's use against its limits.
 func (w *Worker) sandboxStatsReply(ctx context.Context, id string) schemas.StatusReply {
-	if st, _, err := w.store.sandbox(ctx, id); err == nil && !w.ownedHere(st.Host) && st.State != schemas.StateLost && w.hostLive(ctx, st.Host) {
+	if st, _, err := w.store.Sandbox(ctx, id); err == nil && !w.ownedHere(st.Host) && st.State != schemas.StateLost && w.hostLive(ctx, st.Host) {
 		m, err := w.nc.RequestWithContext(ctx, schemas.HostStatsSubject(st.Host, id), nil)
 		if err != nil {
 			return schemas.StatusReply{Error: schemas.Errorf(schemas.CodeUnavailable, "sandbox %s: host %s did not answer: %v", id, st.Host, err)}

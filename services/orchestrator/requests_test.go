@@ -11,9 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/jsonschema"
-	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // requestWorkers starts an embedded NATS server and n workers serving the
@@ -21,20 +22,14 @@ import (
 // returns a client connection and the first worker.
 func requestWorkers(t *testing.T, n int) (*nats.Conn, *Worker) {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir = -1, t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	ns := natstest.Start(t)
 	var first *Worker
 	for i := range n {
-		nc, err := nats.Connect(ns.ClientURL())
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
+		nc := natstest.Connect(t, ns)
 		wcfg := DefaultConfig()
 		wcfg.Worker, wcfg.DisksDir = "w"+string(rune('1'+i)), ""
 		wcfg.CredsDir = ""
-		w, err := NewWorker(t.Context(), nc, nil, wcfg, slog.New(slog.DiscardHandler))
+		w, err := NewWorker(t.Context(), nc, runtime.Engine{}, wcfg, slog.New(slog.DiscardHandler))
 		require.NoError(t, err)
 		stop, err := w.serveRequests(t.Context())
 		require.NoError(t, err)
@@ -43,10 +38,7 @@ func requestWorkers(t *testing.T, n int) (*nats.Conn, *Worker) {
 			first = w
 		}
 	}
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	return nc, first
+	return natstest.Connect(t, ns), first
 }
 
 func ask(t *testing.T, nc *nats.Conn, subject string) schemas.StatusReply {
@@ -63,8 +55,8 @@ func TestStatusRequests(t *testing.T) {
 	nc, w := requestWorkers(t, 1)
 	ctx := t.Context()
 	g := schemas.GroupStatus{ID: "g", State: schemas.GroupRunning, Sandboxes: []string{"sb-1", "sb-gone"}}
-	require.NoError(t, w.store.createGroup(ctx, &g))
-	_, err := w.store.createSandbox(ctx, schemas.SandboxStatus{ID: "sb-1", GroupID: "g", State: schemas.StateCreated, Tools: []string{"filesystem_tools"}})
+	require.NoError(t, w.store.CreateGroup(ctx, &g))
+	_, err := w.store.CreateSandbox(ctx, schemas.SandboxStatus{ID: "sb-1", GroupID: "g", State: schemas.StateCreated, Tools: []string{"filesystem_tools"}})
 	require.NoError(t, err)
 
 	tests := []struct {

@@ -49,7 +49,7 @@ func (w *Worker) host(ctx context.Context) (resources.Host, error) {
 
 // sandboxStats reads a sandbox's live use against its limits.
 func (w *Worker) sandboxStats(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	st, _, err := w.store.sandbox(ctx, cmd.SandboxID)
+	st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}

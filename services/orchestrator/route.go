@@ -38,11 +38,11 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		if cmd.Sandbox == nil || schemas.IsPoolID(cmd.SandboxID) {
 			return "", nil
 		}
-		g, _, err := w.store.group(ctx, cmd.GroupID)
+		g, _, err := w.store.Group(ctx, cmd.GroupID)
 		if err != nil {
 			return "", nil
 		}
-		if st, _, err := w.store.sandbox(ctx, cmd.SandboxID); err == nil {
+		if st, _, err := w.store.Sandbox(ctx, cmd.SandboxID); err == nil {
 			// Taken: by another command (already_exists), or by this one,
 			// forwarded before a redelivery, and maybe still running on
 			// its host. That host answers either way; a forward repeated
@@ -54,7 +54,7 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		}
 		spec := *cmd.Sandbox
 		spec.ID = cmd.SandboxID
-		host, err := w.placeSandbox(ctx, g, spec)
+		host, err := w.placer.Place(ctx, g, spec)
 		if err != nil {
 			switch wireError(err).Code {
 			case schemas.CodeResourceExhausted, schemas.CodeUnavailable:
@@ -64,7 +64,7 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		}
 		return host, nil
 	case schemas.StartSandbox, schemas.EndSandbox, schemas.SandboxStats:
-		st, _, err := w.store.sandbox(ctx, cmd.SandboxID)
+		st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 		if err != nil || w.ownedHere(st.Host) || st.State == schemas.StateLost || !w.hostLive(ctx, st.Host) {
 			return "", nil
 		}
@@ -120,11 +120,11 @@ func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats
 		tried = strings.Split(t, ",")
 	}
 	tried = append(tried, w.hostName)
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return false
 	}
-	hosts, err := w.store.liveHosts(ctx, w.placeAge())
+	hosts, err := w.placer.LiveHosts(ctx)
 	if err != nil {
 		return false
 	}
@@ -136,7 +136,7 @@ func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats
 	}
 	spec := *cmd.Sandbox
 	spec.ID = cmd.SandboxID
-	host, err := w.place(ctx, hosts, g, spec)
+	host, err := w.placer.On(ctx, hosts, g, spec)
 	if err != nil {
 		return false
 	}

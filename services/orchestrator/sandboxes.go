@@ -9,6 +9,10 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/cleanup"
+	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // createSandbox creates sandbox cmd.SandboxID of group cmd.GroupID on
@@ -27,7 +31,7 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command, forward
 		unlock := w.locks.lock(groupKey(cmd.GroupID))
 		defer unlock()
 	}
-	g, _, err := w.store.group(ctx, cmd.GroupID)
+	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -57,11 +61,11 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if err := schemas.ValidateID("sandbox", spec.ID); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	if err := w.checkTools(spec.Tools, spec.Families); err != nil {
+	if err := images.CheckTools(spec.Tools, spec.Families, w.cfg.MaxToolFileBytes); err != nil {
 		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %w", spec.ID, err)
 	}
-	files := mergeTools(g.Spec.Tools, spec.Tools)
-	families, err := chooseFamilies(g.Spec.Families, spec.Families)
+	files := images.MergeTools(g.Spec.Tools, spec.Tools)
+	families, err := images.ChooseFamilies(g.Spec.Families, spec.Families)
 	if err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 	}
@@ -76,7 +80,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	if err := dbs.Validate(); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 	}
-	egressPolicy, err := w.resolveEgress(g.Spec.Egress, spec.Egress)
+	egressPolicy, err := w.isolation.Resolve(g.Spec.Egress, spec.Egress)
 	if err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 	}
@@ -86,44 +90,44 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		State:     schemas.StateCreated,
 		Host:      w.hostName,
 		Families:  families,
-		Tools:     toolModules(families, files),
+		Tools:     images.ToolModules(families, files),
 		Resources: limits,
 		Databases: dbs,
 		Egress:    &egressPolicy,
 		CreatedBy: cmdID,
 	}
 	setLifetime(&st, spec, time.Now().UTC())
-	if _, err := w.store.createSandbox(ctx, st); err != nil {
+	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
 		prev, done, rerr := w.redeliveredCreate(ctx, g, st.ID, cmdID, err)
 		if done {
 			return prev, rerr
 		}
-		if _, err := w.store.createSandbox(ctx, st); err != nil {
+		if _, err := w.store.CreateSandbox(ctx, st); err != nil {
 			return schemas.SandboxStatus{}, err
 		}
 	}
-	undo := &cleanup{}
+	undo := &cleanup.Stack{}
 	defer func() {
 		if err == nil {
 			return
 		}
-		if cerr := undo.run(ctx); cerr != nil {
+		if cerr := undo.Run(ctx); cerr != nil {
 			w.log.Error("a failed create left resources behind", "sandbox", st.ID, "command", cmdID, "err", cerr)
 		}
 	}()
-	undo.push(resRecord, func(ctx context.Context) error { return w.store.deleteSandbox(ctx, st.ID) })
+	undo.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, st.ID) })
 
-	undo.push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
+	undo.Push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
 	if err := w.admit(ctx, st.ID, limits, host, g.Spec.Overcommit); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := w.createContainer(ctx, &st, files, undo); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
-	if err := w.store.putSandbox(ctx, &st); err != nil {
+	if err := w.store.PutSandbox(ctx, &st); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	if err := w.store.joinGroup(ctx, g.ID, st.ID); err != nil {
+	if err := w.store.JoinGroup(ctx, g.ID, st.ID); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
 	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: cmdID, Message: "created", Sandbox: &st})
@@ -132,35 +136,35 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 
 // createContainer builds (or reuses) the sandbox's image, then makes its
 // disk, volume and container, pushing the undo of each on undo.
-func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile, undo *cleanup) error {
+func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile, undo *cleanup.Stack) error {
 	var progress strings.Builder
-	image, reused, err := w.sandboxImage(ctx, st.Families, files, &progress)
+	image, reused, err := w.builder.SandboxImage(ctx, st.Families, files, &progress)
 	if err != nil {
 		return err
 	}
 	st.Image, st.ImageReused = image, reused
 	labels := w.labels(st)
-	vol := VolumeSpec{Name: VolumeName(st.ID), Labels: labels}
-	undo.push(resDisk, func(context.Context) error { return w.detachDisk(st.ID) })
+	vol := runtime.VolumeSpec{Name: runtime.VolumeName(st.ID), Labels: labels}
+	undo.Push(resDisk, func(context.Context) error { return w.detachDisk(st.ID) })
 	if err := w.attachDisk(ctx, st, &vol); err != nil {
 		return err
 	}
-	undo.push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, vol.Name) })
+	undo.Push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, vol.Name) })
 	if err := w.rt.CreateVolume(ctx, vol); err != nil {
 		return err
 	}
-	undo.push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
+	undo.Push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
 	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
 		return err
 	}
 	spec := w.containerSpec(st, labels)
 	w.withIdentity(&spec, st.ID)
-	undo.push(resEgress, func(context.Context) error { return w.egress.Close(st.ID) })
-	if err := w.withNetwork(ctx, &spec, st); err != nil {
+	undo.Push(resEgress, func(context.Context) error { return w.egress.Close(st.ID) })
+	if err := w.isolation.Apply(ctx, &spec, st); err != nil {
 		return err
 	}
 	w.withRuntime(&spec)
-	undo.push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, spec.Name) })
+	undo.Push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, spec.Name) })
 	id, err := w.rt.Create(ctx, spec)
 	if err != nil {
 		return err
@@ -170,9 +174,9 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 }
 
 func (w *Worker) labels(st *schemas.SandboxStatus) map[string]string {
-	l := map[string]string{LabelManaged: "true", LabelGroup: st.GroupID, LabelSandbox: st.ID}
+	l := map[string]string{runtime.LabelManaged: "true", runtime.LabelGroup: st.GroupID, runtime.LabelSandbox: st.ID}
 	if w.cfg.System != "" {
-		l[LabelSystem] = w.cfg.System
+		l[runtime.LabelSystem] = w.cfg.System
 	}
 	poolLabels(l, st)
 	return l
@@ -201,7 +205,7 @@ func startedAs(state schemas.SandboxState, reason string, modules []string) func
 // the sandbox was ended meanwhile (its record is ending or gone), since
 // the end removed what the start needed.
 func (w *Worker) endedWhileStarting(ctx context.Context, id string, err error) error {
-	st, _, gerr := w.store.sandbox(ctx, id)
+	st, _, gerr := w.store.Sandbox(ctx, id)
 	if gerr != nil && wireError(gerr).Code == schemas.CodeNotFound || gerr == nil && st.State == schemas.StateEnding {
 		return schemas.Errorf(schemas.CodeConflict, "sandbox %q was ended while it started: %w", id, err)
 	}
@@ -212,7 +216,7 @@ func (w *Worker) endedWhileStarting(ctx context.Context, id string, err error) e
 // finds only this system's containers.
 func (w *Worker) ownLabels(filters ...string) []string {
 	if w.cfg.System != "" {
-		filters = append(filters, LabelSystem+"="+w.cfg.System)
+		filters = append(filters, runtime.LabelSystem+"="+w.cfg.System)
 	}
 	return filters
 }
@@ -220,7 +224,7 @@ func (w *Worker) ownLabels(filters ...string) []string {
 func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	unlock := w.locks.lock(sandboxKey(cmd.SandboxID))
 	defer unlock()
-	st, _, err := w.store.sandbox(ctx, cmd.SandboxID)
+	st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -254,7 +258,7 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 	ready, err := w.awaitReady(ctx, st, rw)
 	if err != nil {
 		err = w.endedWhileStarting(ctx, st.ID, err)
-		if cur, cerr := w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateFailed, err.Error(), nil)); cerr == nil {
+		if cur, cerr := w.store.UpdateSandbox(ctx, st.ID, startedAs(schemas.StateFailed, err.Error(), nil)); cerr == nil {
 			st = cur
 			w.publishEvent(schemas.Event{Kind: schemas.EventStartFailed, GroupID: st.GroupID, SandboxID: st.ID, CommandID: cmdID, Reason: st.Reason, Message: st.Reason, Sandbox: &st})
 		}
@@ -262,7 +266,7 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 	}
 	// Compare-and-set, not a plain write: an end that began meanwhile (on
 	// any worker) keeps its state, and the start answers conflict.
-	st, err = w.store.updateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", ready.Modules))
+	st, err = w.store.UpdateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", ready.Modules))
 	if err != nil {
 		return st, err
 	}
@@ -273,7 +277,7 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 func (w *Worker) endSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	unlock := w.locks.lock(sandboxKey(cmd.SandboxID))
 	defer unlock()
-	st, _, err := w.store.sandbox(ctx, cmd.SandboxID)
+	st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -290,7 +294,7 @@ func (w *Worker) endSandbox(ctx context.Context, cmd schemas.Command) (schemas.C
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
-	if _, err := w.store.updateGroup(ctx, st.GroupID, func(g *schemas.GroupStatus) error {
+	if _, err := w.store.UpdateGroup(ctx, st.GroupID, func(g *schemas.GroupStatus) error {
 		g.Sandboxes = slices.DeleteFunc(g.Sandboxes, func(id string) bool { return id == st.ID })
 		return nil
 	}); err != nil && wireError(err).Code != schemas.CodeNotFound {
@@ -303,7 +307,7 @@ func (w *Worker) endSandbox(ctx context.Context, cmd schemas.Command) (schemas.C
 func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.SandboxStatus, error) {
 	// Ending first, so that the engine's events of the removal are not
 	// taken for a crash.
-	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		st.State = schemas.StateEnding
 		return nil
 	})
@@ -312,7 +316,7 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 	}
 	container := st.Container
 	if container == "" {
-		container = ContainerName(id)
+		container = runtime.ContainerName(id)
 	}
 	if err := w.removeSandboxResources(ctx, container, id); err != nil {
 		return st, err
@@ -320,7 +324,7 @@ func (w *Worker) doEndSandbox(ctx context.Context, id, cmdID string) (schemas.Sa
 	if err := w.removeClaimed(ctx, st); err != nil {
 		return st, err
 	}
-	if err := w.store.deleteSandbox(ctx, id); err != nil {
+	if err := w.store.DeleteSandbox(ctx, id); err != nil {
 		return st, err
 	}
 	st.State, st.Container = schemas.StateEnded, ""
@@ -346,19 +350,19 @@ func (w *Worker) actable(st schemas.SandboxStatus) error {
 // host's ledger and deletes its record, touching no engine. Its host
 // removes its container when it comes back (reconcile).
 func (w *Worker) forgetSandbox(ctx context.Context, id, cmdID string) (schemas.SandboxStatus, error) {
-	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		st.State = schemas.StateEnding
 		return nil
 	})
 	if err != nil {
 		return st, err
 	}
-	if h, err := w.store.host(ctx, st.Host); err == nil && h.EngineID != "" {
-		if err := w.store.releaseLedger(ctx, ledgerKey(h.EngineID), id); err != nil {
+	if h, err := w.store.Host(ctx, st.Host); err == nil && h.EngineID != "" {
+		if err := w.store.ReleaseLedger(ctx, state.LedgerKey(h.EngineID), id); err != nil {
 			return st, err
 		}
 	}
-	if err := w.store.deleteSandbox(ctx, id); err != nil {
+	if err := w.store.DeleteSandbox(ctx, id); err != nil {
 		return st, err
 	}
 	st.State, st.Container = schemas.StateEnded, ""

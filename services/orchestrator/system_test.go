@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // TestCleanupKeepsOtherSystems runs a worker of system "sys-a" on an engine
@@ -16,20 +17,20 @@ import (
 // sweep of the group's label removes its own container only.
 func TestCleanupKeepsOtherSystems(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.System = "sys-a" })
-	foreign, err := h.rt.Create(t.Context(), ContainerSpec{Name: ContainerName("theirs"), Image: h.cfg.SandboxImage, Labels: map[string]string{
-		LabelManaged: "true", LabelGroup: "g", LabelSandbox: "theirs", LabelSystem: "sys-b",
+	foreign, err := h.rt.Create(t.Context(), runtime.ContainerSpec{Name: runtime.ContainerName("theirs"), Image: h.cfg.SandboxImage, Labels: map[string]string{
+		runtime.LabelManaged: "true", runtime.LabelGroup: "g", runtime.LabelSandbox: "theirs", runtime.LabelSystem: "sys-b",
 	}})
 	require.NoError(t, err)
 
 	h.createGroup("g", schemas.GroupSpec{})
 	require.Nil(t, h.createSandbox("g", "ours", schemas.SandboxSpec{}).Error)
-	mine, err := h.rt.List(t.Context(), LabelSystem+"=sys-a")
+	mine, err := h.rt.List(t.Context(), runtime.LabelSystem+"=sys-a")
 	require.NoError(t, err)
 	require.Len(t, mine, 1, "our sandbox carries our system's label")
-	assert.Equal(t, "ours", mine[0].Labels[LabelSandbox])
+	assert.Equal(t, "ours", mine[0].Labels[runtime.LabelSandbox])
 
 	h.ok(h.command(schemas.EndGroup, "g", ""))
-	left, err := h.rt.List(t.Context(), LabelManaged+"=true")
+	left, err := h.rt.List(t.Context(), runtime.LabelManaged+"=true")
 	require.NoError(t, err)
 	require.Len(t, left, 1, "only the other system's container is left")
 	assert.Equal(t, foreign, left[0].ID)
@@ -43,12 +44,12 @@ func TestCleanupKeepsOtherSystems(t *testing.T) {
 func TestRestartRebuildsView(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.System = "sys-a" })
 	ctx := t.Context()
-	theirs, err := h.rt.Create(ctx, ContainerSpec{Name: ContainerName("theirs"), Image: h.cfg.SandboxImage, Labels: map[string]string{
-		LabelManaged: "true", LabelSandbox: "theirs", LabelSystem: "sys-b",
+	theirs, err := h.rt.Create(ctx, runtime.ContainerSpec{Name: runtime.ContainerName("theirs"), Image: h.cfg.SandboxImage, Labels: map[string]string{
+		runtime.LabelManaged: "true", runtime.LabelSandbox: "theirs", runtime.LabelSystem: "sys-b",
 	}})
 	require.NoError(t, err)
-	orphan, err := h.rt.Create(ctx, ContainerSpec{Name: ContainerName("orphan"), Image: h.cfg.SandboxImage, Labels: map[string]string{
-		LabelManaged: "true", LabelSandbox: "orphan", LabelSystem: "sys-a",
+	orphan, err := h.rt.Create(ctx, runtime.ContainerSpec{Name: runtime.ContainerName("orphan"), Image: h.cfg.SandboxImage, Labels: map[string]string{
+		runtime.LabelManaged: "true", runtime.LabelSandbox: "orphan", runtime.LabelSystem: "sys-a",
 	}})
 	require.NoError(t, err)
 	kept := h.runningSandbox("kept", "")
@@ -68,7 +69,7 @@ func TestRestartRebuildsView(t *testing.T) {
 	assert.Equal(t, schemas.StateLost, st.State)
 
 	_, err = h.rt.Inspect(ctx, orphan)
-	require.ErrorIs(t, err, ErrNotFound, "the container without a record is removed")
+	require.ErrorIs(t, err, runtime.ErrNotFound, "the container without a record is removed")
 	_, err = h.rt.Inspect(ctx, theirs)
 	require.NoError(t, err, "another system's container stays")
 

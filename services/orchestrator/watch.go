@@ -9,6 +9,8 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // watch follows the engine's events of sandbox containers until ctx ends:
@@ -25,22 +27,22 @@ import (
 func (w *Worker) watch(ctx context.Context) {
 	var databases sync.WaitGroup
 	defer databases.Wait()
-	lanes := eventLanes{handle: func(ev Event) { w.handleEvent(ctx, ev) }}
+	lanes := eventLanes{handle: func(ev runtime.Event) { w.handleEvent(ctx, ev) }}
 	defer lanes.wait()
 	since := time.Now()
 	for ctx.Err() == nil {
-		evs, errs := w.rt.Events(ctx, since, LabelManaged+"=true")
+		evs, errs := w.rt.Events(ctx, since, runtime.LabelManaged+"=true")
 		for ev := range evs {
 			since = ev.Time
-			if ev.Labels[LabelDatabase] != "" {
-				if ev.Kind == ContainerDied {
+			if ev.Labels[runtime.LabelDatabase] != "" {
+				if ev.Kind == runtime.ContainerDied {
 					// Starting a database takes a while; the sandboxes'
 					// events do not wait for it.
-					databases.Go(func() { w.onDatabaseDied(ctx, ev) })
+					databases.Go(func() { w.databases.OnDied(ctx, ev) })
 				}
 				continue
 			}
-			lanes.add(ev.Labels[LabelSandbox], ev)
+			lanes.add(ev.Labels[runtime.LabelSandbox], ev)
 		}
 		select {
 		case err := <-errs:
@@ -54,33 +56,33 @@ func (w *Worker) watch(ctx context.Context) {
 	}
 }
 
-func (w *Worker) handleEvent(ctx context.Context, ev Event) {
-	id := w.sandboxOf(ctx, ev.Labels[LabelSandbox])
+func (w *Worker) handleEvent(ctx context.Context, ev runtime.Event) {
+	id := w.sandboxOf(ctx, ev.Labels[runtime.LabelSandbox])
 	if id == "" {
 		return
 	}
 	// The engine is this host's: an event of a sandbox recorded on another
 	// host is of a leftover container, not of that sandbox.
-	if st, _, err := w.store.sandbox(ctx, id); err != nil || !w.ownedHere(st.Host) {
+	if st, _, err := w.store.Sandbox(ctx, id); err != nil || !w.ownedHere(st.Host) {
 		return
 	}
 	switch ev.Kind {
-	case ContainerOOM:
+	case runtime.ContainerOOM:
 		w.onOOM(ctx, id, ev)
-	case ContainerDied:
+	case runtime.ContainerDied:
 		w.onDie(ctx, id, ev)
 	}
 }
 
 // onOOM records an OOM kill, publishes it and applies the OOM policy.
-func (w *Worker) onOOM(ctx context.Context, id string, ev Event) {
+func (w *Worker) onOOM(ctx context.Context, id string, ev runtime.Event) {
 	recorded := false
-	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		// Every worker on this engine sees the event, and a reopened
 		// stream may repeat it: the first to record it handles it.
 		recorded = ev.Time.After(st.LastOOMAt)
 		if !recorded {
-			return errUnchanged
+			return state.ErrUnchanged
 		}
 		st.OOMKills++
 		st.LastOOMAt = ev.Time
@@ -103,17 +105,17 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev Event) {
 }
 
 // onDie handles a sandbox container that stopped without being asked to.
-func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
+func (w *Worker) onDie(ctx context.Context, id string, ev runtime.Event) {
 	// The lock waits for this worker's own restart of the sandbox, whose
 	// die this may be.
 	unlock := w.locks.lock(sandboxKey(id))
-	st, _, err := w.store.sandbox(ctx, id)
+	st, _, err := w.store.Sandbox(ctx, id)
 	unlock()
 	if err != nil || st.State != schemas.StateRunning || st.Container != ev.ContainerID {
 		return // ended on request, already handled, or not ours
 	}
-	state, err := w.rt.Inspect(ctx, st.Container)
-	if err != nil || state.Running || state.Status == StatusRemoving || state.Status == StatusDead {
+	cs, err := w.rt.Inspect(ctx, st.Container)
+	if err != nil || cs.Running || cs.Status == runtime.StatusRemoving || cs.Status == runtime.StatusDead {
 		return // being removed, or restarted in between
 	}
 	if w.runsAgain(ctx, st.Container) {
@@ -122,10 +124,10 @@ func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
 	// Every worker on the engine sees the die; the one whose
 	// compare-and-set records it handles it.
 	claimed := false
-	st, err = w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err = w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		claimed = false // a retry after another worker's write starts afresh
 		if st.State != schemas.StateRunning || st.Container != ev.ContainerID || !ev.Time.After(st.LastExitAt) {
-			return errUnchanged
+			return state.ErrUnchanged
 		}
 		st.LastExitAt, claimed = ev.Time, true
 		return nil
@@ -133,12 +135,12 @@ func (w *Worker) onDie(ctx context.Context, id string, ev Event) {
 	if err != nil || !claimed {
 		return
 	}
-	if state.OOMKilled && policy(st) != schemas.OnOOMFail {
+	if cs.OOMKilled && policy(st) != schemas.OnOOMFail {
 		w.restartSandbox(ctx, id, "its executor was killed for memory")
 		return
 	}
 	logs, _ := w.rt.Logs(ctx, st.Container, 10)
-	reason := fmt.Sprintf("the sandbox stopped by itself (exit code %d, oom killed %t): %s", state.ExitCode, state.OOMKilled, logs)
+	reason := fmt.Sprintf("the sandbox stopped by itself (exit code %d, oom killed %t): %s", cs.ExitCode, cs.OOMKilled, logs)
 	w.failSandbox(ctx, id, reason)
 }
 
@@ -174,7 +176,7 @@ func policy(st schemas.SandboxStatus) schemas.OOMPolicy {
 func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 	unlock := w.locks.lock(sandboxKey(id))
 	defer unlock()
-	st, _, err := w.store.sandbox(ctx, id)
+	st, _, err := w.store.Sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
 		return
 	}
@@ -198,7 +200,7 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 		w.markFailed(ctx, id, fmt.Sprintf("restart after %s: %v", why, err))
 		return
 	}
-	st, err = w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err = w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		st.Restarts++
 		return nil
 	})
@@ -226,7 +228,7 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 func (w *Worker) failSandbox(ctx context.Context, id, reason string) {
 	unlock := w.locks.lock(sandboxKey(id))
 	defer unlock()
-	st, _, err := w.store.sandbox(ctx, id)
+	st, _, err := w.store.Sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
 		return
 	}
@@ -238,7 +240,7 @@ func (w *Worker) failSandbox(ctx context.Context, id, reason string) {
 
 // markFailed records a sandbox as failed and publishes the change.
 func (w *Worker) markFailed(ctx context.Context, id, reason string) {
-	st, err := w.store.updateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		st.State, st.Reason = schemas.StateFailed, reason
 		return nil
 	})
@@ -254,24 +256,24 @@ func (w *Worker) markFailed(ctx context.Context, id, reason string) {
 // came, one at a time per key, and those of different keys at once: a
 // goroutine per key with events waiting, which ends when they are done.
 type eventLanes struct {
-	handle  func(Event)
+	handle  func(runtime.Event)
 	mu      sync.Mutex
-	waiting map[string][]Event // the key's events not yet handled; present while its goroutine runs
+	waiting map[string][]runtime.Event // the key's events not yet handled; present while its goroutine runs
 	running sync.WaitGroup
 }
 
 // add queues ev in key's lane, starting the lane when it is idle.
-func (l *eventLanes) add(key string, ev Event) {
+func (l *eventLanes) add(key string, ev runtime.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.waiting == nil {
-		l.waiting = map[string][]Event{}
+		l.waiting = map[string][]runtime.Event{}
 	}
 	if queue, busy := l.waiting[key]; busy {
 		l.waiting[key] = append(queue, ev)
 		return
 	}
-	l.waiting[key] = []Event{}
+	l.waiting[key] = []runtime.Event{}
 	l.running.Go(func() {
 		for {
 			l.handle(ev)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // runningSandbox creates and starts sandbox id in a new group g with the
@@ -147,7 +148,7 @@ func TestEventsOfOneSandboxDoNotWaitForAnother(t *testing.T) {
 	// From now on, a started executor of "slow" never announces itself.
 	h.rt.mu.Lock()
 	executor := h.rt.process
-	h.rt.process = func(ctx context.Context, spec ContainerSpec) error {
+	h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
 		if slices.Contains(spec.Env, schemas.EnvSandboxID+"=slow") {
 			<-ctx.Done()
 			return nil

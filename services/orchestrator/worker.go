@@ -16,16 +16,30 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/egress"
+	"github.com/sandox/sandox/services/orchestrator/egressnet"
+	"github.com/sandox/sandox/services/orchestrator/groupdb"
+	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/placement"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // Worker consumes lifecycle commands and carries them out.
 type Worker struct {
-	cfg   Config
-	nc    *nats.Conn
-	js    jetstream.JetStream
-	rt    Runtime
-	store *store
-	log   *slog.Logger
+	cfg Config
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	rt  runtime.Runtime
+	// updater changes a running container's limits; nil serves claims
+	// only with a pool's own resources.
+	updater runtime.ResourceUpdater
+	// imageStore lists and removes images for collection; nil never
+	// collects.
+	imageStore runtime.ImageStore
+	// builder finds and builds sandbox images.
+	builder *images.Builder
+	store   *state.Store
+	log     *slog.Logger
 	// account is the worker's own NATS account, which must have issued
 	// the callers it records as verified (see callerOf).
 	account string
@@ -35,15 +49,16 @@ type Worker struct {
 	egress egress.Proxies
 	// pools hold this worker's warm sandboxes (pool.go).
 	pools *poolSet
-	// shards places sandboxes with open egress on bridges (egressnet.go);
-	// nil puts them all on EgressNetwork.
-	shards *egressShards
+	// isolation puts each sandbox on the network its egress policy
+	// allows.
+	isolation *egressnet.Isolation
 	// hostName is the worker's host (Config.Host, or its engine's id):
 	// its sandboxes are placed there and only its workers act on them.
 	hostName string
-	// dbRestarts counts the starts of each database container that
-	// stopped by itself (onDatabaseDied).
-	dbRestarts dbRestarts
+	// placer chooses the host of each new sandbox.
+	placer *placement.Placer
+	// databases runs the groups' database containers.
+	databases *groupdb.Databases
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
@@ -51,37 +66,53 @@ type Worker struct {
 	}
 }
 
-// NewWorker sets up the streams and buckets and returns a worker. It does
-// not consume until Run.
-func NewWorker(ctx context.Context, nc *nats.Conn, rt Runtime, cfg Config, log *slog.Logger) (*Worker, error) {
+// NewWorker sets up the streams and buckets and returns a worker that
+// drives engine e. It does not consume until Run.
+func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config, log *slog.Logger) (*Worker, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
 	}
 	if err := waitForBus(ctx, cfg.BusWait, log, "streams and buckets", func(ctx context.Context) error {
-		return SetupWith(ctx, js, cfg.Events, Replicas(nc, cfg.Replicas))
+		return state.SetupWith(ctx, js, cfg.Events, state.Replicas(nc, cfg.Replicas))
 	}); err != nil {
 		return nil, err
 	}
-	var st *store
+	var st *state.Store
 	if err := waitForBus(ctx, cfg.BusWait, log, "buckets", func(ctx context.Context) (err error) {
-		st, err = openStore(ctx, js)
+		st, err = state.OpenStore(ctx, js)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	host, err := hostName(ctx, cfg, rt)
+	host, err := hostName(ctx, cfg, e.Runtime)
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: rt, store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
 	if p := defaultPool(cfg); p != nil {
 		w.pools.set("", p)
 	}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
-	if w.shards, err = newEgressShards(rt, cfg); err != nil {
-		return nil, err
+	// A new sandbox is placed on a host heard from within three
+	// heartbeats, so that a host that has just died gets no creates while
+	// it waits to be marked lost (HostLostAfter).
+	w.placer = placement.New(st, host, min(3*cfg.HostHeartbeat, cfg.HostLostAfter))
+	w.databases = groupdb.New(groupdb.Config{
+		Network: cfg.DatabaseNetwork, System: cfg.System, Host: host,
+		Neo4jImage: cfg.Neo4jImage, QdrantImage: cfg.QdrantImage, QdrantDataDir: cfg.QdrantDataDir,
+		Neo4jPasswordFile: cfg.Neo4jPasswordFile, ReadyTimeout: cfg.DatabaseReadyTimeout, PopulateTimeout: cfg.PopulateTimeout,
+	}, e.Runtime, e.Databases, st, nc, w.log)
+	// Without a NATS socket there are no egress policies, so no bridges
+	// of open egress to spread sandboxes over.
+	var shards *egressnet.Shards
+	if cfg.NATSSocket != "" {
+		shards, err = egressnet.NewShards(e.Egress, egressnet.Options{Network: cfg.EgressNetwork, Capacity: cfg.EgressShardCapacity, Pool: cfg.EgressAddressPool, System: cfg.System})
+		if err != nil {
+			return nil, err
+		}
 	}
+	w.isolation = egressnet.NewIsolation(cfg.NATSSocket, cfg.EgressNetwork, shards, &w.egress, w.log)
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
 	}
@@ -122,7 +153,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		iters = append(iters, it)
 	}
 	w.reconcile(ctx)
-	w.reconcileDatabases(ctx)
+	w.databases.Reconcile(ctx)
 	w.markLost(ctx)
 	w.cleanLost(ctx)
 	w.reapPools(ctx, true)
@@ -146,7 +177,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}()
 	bg.Go(func() { w.watch(stopped) })
 	bg.Go(func() { w.sweepLifetimes(stopped) })
-	bg.Go(func() { w.collectImagesEvery(stopped) })
+	bg.Go(func() { images.CollectEvery(stopped, w.imageStore, w.cfg.ImageGC, w.log) })
 	bg.Go(func() { w.runHosts(stopped) })
 	bg.Go(func() { w.runPool(stopped) })
 	bg.Go(func() {

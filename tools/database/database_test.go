@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/data"
@@ -32,11 +33,7 @@ func TestToolsThroughTheDataService(t *testing.T) {
 
 	a, err := auth.NewAuthority()
 	require.NoError(t, err)
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir, cfg.Auth = -1, t.TempDir(), a
-	srv, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	srv := natstest.Start(t, func(c *natsd.Config) { c.Auth = a })
 	connect := func(role auth.Role, sandbox string, grants ...schemas.DatabaseGrant) *nats.Conn {
 		creds, err := a.Mint("test", role, sandbox, grants...)
 		require.NoError(t, err)

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/search"
 	"github.com/sandox/sandox/services/search/searchtest"
 	"github.com/sandox/sandox/tools"
@@ -23,15 +23,8 @@ import (
 // search service on it; it returns the sandbox side's connection.
 func startSearch(t *testing.T, cfg *search.Config) *nats.Conn {
 	t.Helper()
-	ncfg := natsd.DefaultConfig()
-	ncfg.Port = -1
-	ncfg.StoreDir = t.TempDir()
-	ns, err := natsd.Start(ncfg)
-	require.NoError(t, err)
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	ns := natstest.Start(t)
+	nc := natstest.Connect(t, ns)
 	if cfg == nil {
 		return nc
 	}

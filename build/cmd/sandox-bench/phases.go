@@ -15,7 +15,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/orchestrator"
+	orchruntime "github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 var (
@@ -63,7 +63,7 @@ func (b *bench) create(ctx context.Context, g *sdk.SandboxGroup, id string) (*sd
 // until a pooled container runs: the pool refills after each claim.
 func (b *bench) claim(ctx context.Context, g *sdk.SandboxGroup) (_ time.Duration, fromPool bool, err error) {
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		out, err := exec.CommandContext(ctx, "docker", "ps", "--filter", "label="+orchestrator.LabelManaged+"=true", "--format", `{{.Label "`+orchestrator.LabelSandbox+`"}}`).Output()
+		out, err := exec.CommandContext(ctx, "docker", "ps", "--filter", "label="+orchruntime.LabelManaged+"=true", "--format", `{{.Label "`+orchruntime.LabelSandbox+`"}}`).Output()
 		if err != nil {
 			return 0, false, fmt.Errorf("docker ps: %w", err)
 		}
@@ -176,7 +176,7 @@ func (b *bench) roundTrip(ctx context.Context) error {
 		return err
 	}
 	defer sb.End(context.WithoutCancel(ctx))
-	container := orchestrator.ContainerName(sb.ID())
+	container := orchruntime.ContainerName(sb.ID())
 	if b.peer != nil {
 		if _, err := b.peer.ask("open"); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/services/natsd"
 )
 
@@ -31,14 +32,10 @@ func TestSocketFailover(t *testing.T) {
 	var servers []*server.Server
 	var list []string
 	for _, name := range []string{"a", "b"} {
-		cfg := natsd.DefaultConfig()
-		cfg.Host, cfg.Port, cfg.StoreDir = "127.0.0.1", -1, t.TempDir()
-		cfg.Socket = filepath.Join(dir, name+".sock")
-		s, err := natsd.Start(cfg)
-		require.NoError(t, err)
-		t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+		socket := filepath.Join(dir, name+".sock")
+		s := natstest.Start(t, func(c *natsd.Config) { c.Socket = socket })
 		servers = append(servers, s)
-		list = append(list, unixScheme+cfg.Socket)
+		list = append(list, unixScheme+socket)
 	}
 	url, dial := dialTarget(list[0] + "," + list[1])
 	reconnected := make(chan struct{}, 1)

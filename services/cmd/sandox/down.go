@@ -17,7 +17,7 @@ import (
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/disks"
 	"github.com/sandox/sandox/services/docker"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 func down(ctx context.Context, args []string) error {
@@ -44,10 +44,10 @@ func down(ctx context.Context, args []string) error {
 	}
 	// Sandboxes of this system whose group could not be ended (no
 	// orchestrator answered); another system's (a test run's) stay.
-	left, err := d.List(ctx, orchestrator.LabelSystem+"="+upSystem)
+	left, err := d.List(ctx, runtime.LabelSystem+"="+upSystem)
 	errs = append(errs, err)
 	for _, c := range left {
-		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, orchestrator.VolumeName(c.Labels[orchestrator.LabelSandbox])))
+		errs = append(errs, d.Remove(ctx, c.ID), d.RemoveVolume(ctx, runtime.VolumeName(c.Labels[runtime.LabelSandbox])))
 	}
 	// Their disks, once no volume mounts them (needs root, as attaching did).
 	if os.Geteuid() == 0 {
@@ -55,7 +55,7 @@ func down(ctx context.Context, args []string) error {
 	}
 	errs = append(errs, d.RemoveNetwork(ctx, networkName), d.RemoveNetwork(ctx, egressNetwork), d.RemoveNetwork(ctx, databaseNetwork))
 	// The other bridges of open egress that the orchestrator made.
-	shards, err := d.Networks(ctx, orchestrator.LabelSystem+"="+upSystem, orchestrator.LabelEgressShard)
+	shards, err := d.Networks(ctx, runtime.LabelSystem+"="+upSystem, runtime.LabelEgressShard)
 	errs = append(errs, err)
 	for _, n := range shards {
 		errs = append(errs, d.RemoveNetwork(ctx, n.Name))

@@ -2,7 +2,7 @@
 // starts sandox's NATS server (services/natsd: JetStream, the project's
 // limits) on a free loopback port with a temporary store, open (no
 // authority), creates sandox's streams as an orchestrator worker does at
-// start (orchestrator.Setup) unless -streams=false, prints the client URL
+// start (state.Setup) unless -streams=false, prints the client URL
 // on its first line, and runs until its standard input closes.
 package main
 
@@ -18,7 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/services/natsd"
-	"github.com/sandox/sandox/services/orchestrator"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 func main() {
@@ -59,7 +59,7 @@ func run(args []string) error {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err = orchestrator.Setup(ctx, js)
+		err = state.Setup(ctx, js)
 		cancel()
 		nc.Close()
 		if err != nil {

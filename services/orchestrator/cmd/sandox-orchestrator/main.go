@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	}
 	defer nc.Drain()
 
-	w, err := orchestrator.NewWorker(ctx, nc, docker.NewRuntime(rt), cfg, log)
+	w, err := orchestrator.NewWorker(ctx, nc, docker.NewRuntime(rt).Engine(), cfg, log)
 	if err != nil {
 		return err
 	}
