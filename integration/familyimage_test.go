@@ -14,7 +14,7 @@ import (
 	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
 // TestFamilyImageNeeds builds the Dockerfile the orchestrator generates for
@@ -23,9 +23,9 @@ import (
 // the image still runs as the sandbox user.
 func TestFamilyImageNeeds(t *testing.T) {
 	ctx := t.Context()
-	needs := tools.ImageNeeds{
+	needs := catalog.ImageNeeds{
 		Apt:   []string{"jq"},
-		Files: []tools.ImageFile{{Path: "/usr/local/bin/family-hello", Content: []byte("#!/bin/sh\necho family says hello\n"), Mode: 0o755}},
+		Files: []catalog.ImageFile{{Path: "/usr/local/bin/family-hello", Content: []byte("#!/bin/sh\necho family says hello\n"), Mode: 0o755}},
 	}
 	files := images.BuildContext(build.SandboxImage, needs, []schemas.ToolFile{{Name: "fam_tools.py", Content: []byte(familyTools)}})
 	tag := "sandox/sandbox-tools:it-family-needs"

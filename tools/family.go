@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/tools/catalog"
 )
 
 // OpenFunc builds a family's tools in the executor. It runs once per
@@ -22,18 +21,6 @@ type Opened struct {
 	// called once, after the last tool call; nil means nothing to stop.
 	Close func() error
 }
-
-// ImageNeeds is catalog.ImageNeeds, named here until the orchestrator
-// reads package catalog.
-//
-// Deprecated: use catalog.ImageNeeds.
-type ImageNeeds = catalog.ImageNeeds
-
-// ImageFile is catalog.ImageFile, named here until the orchestrator reads
-// package catalog.
-//
-// Deprecated: use catalog.ImageFile.
-type ImageFile = catalog.ImageFile
 
 // Env is what a family's Open gets from the executor.
 type Env struct {

@@ -78,18 +78,3 @@ func TestSelect(t *testing.T) {
 	require.ErrorIs(t, err, schemas.CodeBadRequest)
 	assert.ErrorContains(t, err, `unknown tool family "nope"`)
 }
-
-// TestDeprecatedForwards checks the names kept until the orchestrator
-// reads package catalog.
-func TestDeprecatedForwards(t *testing.T) {
-	assert.Equal(t, catalog.Default, Default)
-	name, ok := Name("web_tools.py")
-	assert.True(t, ok)
-	assert.Equal(t, "web_tools", name)
-	got, err := SelectNames(nil)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"filesystem_tools", "terminal_tools"}, got)
-	fams, err := Select([]string{"database_tools", "filesystem_tools"})
-	require.NoError(t, err)
-	assert.True(t, Needs(fams).Empty())
-}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/tools/builtin"
+	"github.com/sandox/sandox/tools/catalog"
 )
 
 var toolFileName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}\.py$`)
@@ -34,7 +34,7 @@ func CheckTools(files []schemas.ToolFile, families []string, maxFileBytes int) e
 		}
 		seen[f.Name] = true
 	}
-	if _, err := builtin.Select(families); err != nil {
+	if _, err := catalog.Select(families); err != nil {
 		// The SDK sends a bare name it found no file for as a family.
 		errs = append(errs, fmt.Errorf("%w (any other name must be the path of a tool file of yours that exists)", err))
 	}
@@ -42,14 +42,14 @@ func CheckTools(files []schemas.ToolFile, families []string, maxFileBytes int) e
 }
 
 func isFamily(name string) bool {
-	_, ok := builtin.Name(name)
+	_, ok := catalog.Name(name)
 	return ok
 }
 
 // ChooseFamilies returns the built-in families of a sandbox, sorted: those
-// its group and it name, or builtin.Default when neither names one.
+// its group and it name, or catalog.Default when neither names one.
 func ChooseFamilies(group, sandbox []string) ([]string, error) {
-	return builtin.SelectNames(append(slices.Clone(group), sandbox...))
+	return catalog.SelectNames(append(slices.Clone(group), sandbox...))
 }
 
 // MergeTools returns the group's tool files with the sandbox's laid over
