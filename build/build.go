@@ -80,6 +80,8 @@ type Builder struct {
 	// base serialises making BaseImage, which every other image starts
 	// FROM; it is shared by the builders that with returns.
 	base *sync.Mutex
+	// bins holds the Go binaries built so far, shared the same way.
+	bins *binaries
 }
 
 // NewBuilder returns a builder.
@@ -91,7 +93,7 @@ func NewBuilder(d *docker.Client, cfg Config) *Builder {
 	if cfg.PullTimeout <= 0 {
 		cfg.PullTimeout = defaultPullTimeout
 	}
-	return &Builder{cfg: cfg, docker: d, base: new(sync.Mutex)}
+	return &Builder{cfg: cfg, docker: d, base: new(sync.Mutex), bins: &binaries{built: map[string][]byte{}}}
 }
 
 // Base makes BaseImage by running scripts/base-image.sh, unless it is

@@ -8,7 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 mkdir -p bin
-go build -o bin/sandox ./services/cmd/sandox &
+# The flags of the images' binaries (build.goBuildFlags, CGO_ENABLED=0):
+# the packages compiled here are the ones `sandox up` then takes from Go's
+# build cache for the executor and the control plane.
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w' -o bin/sandox ./services/cmd/sandox &
 cli=$!
 bash build/scripts/engine.sh
 wait "$cli"
