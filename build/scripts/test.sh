@@ -38,7 +38,7 @@ echo "test: uv run pytest (sdk/python), beside go test" >&2
 # The environment is made first: integration/python_test.go runs pytest in
 # it too, and two uv runs must not both make it.
 (cd sdk/python && UV_PYTHON_DOWNLOADS=never uv sync --frozen --quiet)
-(cd sdk/python && UV_PYTHON_DOWNLOADS=never uv run --frozen pytest -q -p no:cacheprovider) > .cache/pytest.log 2>&1 &
+(cd sdk/python && UV_PYTHON_DOWNLOADS=never uv run --frozen pytest -q -p no:cacheprovider) > .cache/pytest.log 2> .cache/pytest.err &
 pytest=$!
 
 echo "test: go test -race ./..." >&2
@@ -47,5 +47,8 @@ go test -race -count=1 -timeout 30m "$@" ./... || status=$?
 
 echo "test: pytest (sdk/python)" >&2
 wait "$pytest" || status=$((status == 0 ? 1 : status))
+# What pytest wrote to stderr first, then its report, which ends with the
+# count of tests passed and failed.
+cat .cache/pytest.err >&2
 cat .cache/pytest.log
 exit "$status"
