@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/internal/docker"
 )
 
 // Image names.

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/internal/docker"
 )
 
 // Neo4jRepo is the repository of the Neo4j image; Builder.Neo4j tags it

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/tools/catalog"

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/build"
-	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )

@@ -15,9 +15,9 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/internal/disks"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/disks"
-	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
 	"github.com/sandox/sandox/services/orchestrator/groupdb"

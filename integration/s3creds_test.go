@@ -17,12 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/internal/s3double"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/data/awsenv"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // TestS3CredentialsReachTheDataContainer proves that the operator's AWS

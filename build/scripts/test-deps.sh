@@ -42,7 +42,7 @@ bash build/scripts/engine.sh
 bash build/scripts/engine2.sh
 
 # The Debian packages, in one transaction:
-# - disk limits (services/disks, integration TestDiskLimit) format ext4
+# - disk limits (internal/disks, integration TestDiskLimit) format ext4
 #   images and attach them to loop devices: e2fsprogs;
 # - the browser tools (tools/web, integration TestWebTools) drive the
 #   distribution's Chromium, never a downloaded browser;

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // repoRoot is the repository's root.

@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/build"
-	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 

@@ -3,7 +3,7 @@ package data
 import (
 	"fmt"
 
-	"github.com/sandox/sandox/services/egress"
+	"github.com/sandox/sandox/internal/egress"
 )
 
 // parsePopulateAllow parses the hosts URL population sources may reach

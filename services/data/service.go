@@ -11,8 +11,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sandox/sandox/internal/egress"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/egress"
 )
 
 // maxInFlight caps the requests answered at once.

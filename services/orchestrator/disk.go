@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/sandox/sandox/internal/disks"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/disks"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 

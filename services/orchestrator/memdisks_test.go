@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/sandox/sandox/services/disks"
+	"github.com/sandox/sandox/internal/disks"
 )
 
 // memDisks is an in-memory disk pool: a disk cannot be detached while a

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sandox/sandox/internal/disks"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
-	"github.com/sandox/sandox/services/disks"
 )
 
 // resolveResources parses a sandbox's compute resources and resolves them

@@ -28,7 +28,7 @@ type libraryEnv struct {
 // libraryEnvs are the variables the code's dependencies read.
 var libraryEnvs = []libraryEnv{
 	{
-		File: "services/docker/client.go", Call: "client.FromEnv",
+		File: "internal/docker/client.go", Call: "client.FromEnv",
 		Vars: []string{"DOCKER_HOST", "DOCKER_API_VERSION", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY"},
 		Text: "The Docker engine that `sandox up`, `down`, `images`, `sandox-orchestrator` and `sandox-bench` drive (the Docker client's own variables); the API version is negotiated. `sandox up` binds the engine's socket into the orchestrator's container instead.",
 	},

@@ -174,16 +174,16 @@ func TestSettingsDocChecksLibraryCalls(t *testing.T) {
 	require.Empty(t, checkLibraries(repoRoot))
 	saved := libraryEnvs
 	t.Cleanup(func() { libraryEnvs = saved })
-	libraryEnvs = []libraryEnv{{File: "services/docker/client.go", Call: "client.NoSuchCall", Vars: []string{"X"}}}
+	libraryEnvs = []libraryEnv{{File: "internal/docker/client.go", Call: "client.NoSuchCall", Vars: []string{"X"}}}
 	errs := checkLibraries(repoRoot)
 	require.Len(t, errs, 1)
-	require.ErrorContains(t, errs[0], "services/docker/client.go no longer calls client.NoSuchCall")
+	require.ErrorContains(t, errs[0], "internal/docker/client.go no longer calls client.NoSuchCall")
 
-	libraryEnvs = []libraryEnv{{File: "services/docker/client.go", Call: "client.FromEnv", Vars: []string{"X"}, UpCall: "nosuch.Passthrough", Up: "x"}}
+	libraryEnvs = []libraryEnv{{File: "internal/docker/client.go", Call: "client.FromEnv", Vars: []string{"X"}, UpCall: "nosuch.Passthrough", Up: "x"}}
 	errs = checkLibraries(repoRoot)
 	require.Len(t, errs, 1)
 	require.ErrorContains(t, errs[0], "services/cmd/sandox does not call nosuch.Passthrough")
-	libraryEnvs = []libraryEnv{{File: "services/docker/client.go", Call: "client.FromEnv", Vars: []string{"X"}, UpCall: "os.Environ()", Up: "x"}}
+	libraryEnvs = []libraryEnv{{File: "internal/docker/client.go", Call: "client.FromEnv", Vars: []string{"X"}, UpCall: "os.Environ()", Up: "x"}}
 	require.Empty(t, checkLibraries(repoRoot))
 }
 

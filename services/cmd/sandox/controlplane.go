@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/data/awsenv"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // controlPlaneContainer is one container of the control plane: what

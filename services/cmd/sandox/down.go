@@ -13,10 +13,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sandox/sandox/internal/disks"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/disks"
-	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/sandox/sandox/build"
-	"github.com/sandox/sandox/services/docker"
+	"github.com/sandox/sandox/internal/docker"
 )
 
 // images builds sandox's images (base, sandbox, control plane, and the

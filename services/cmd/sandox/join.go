@@ -12,9 +12,9 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/sandox/sandox/build"
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/data/awsenv"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // joinOptions are the flags of `sandox up -join`: another host of a

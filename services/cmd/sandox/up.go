@@ -15,8 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/docker"
 )
 
 // The control plane's Docker names.

@@ -18,12 +18,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/egress"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/data"
 	"github.com/sandox/sandox/services/data/neo4jtest"
 	"github.com/sandox/sandox/services/data/populate"
 	"github.com/sandox/sandox/services/data/populate/dummy"
-	"github.com/sandox/sandox/services/egress"
 )
 
 // memVectors keeps documents by point id, as Qdrant does; used when no

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/sandox/sandox/internal/egress"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/egress"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/egress"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/egress"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 

@@ -3,6 +3,6 @@
 // EventSource, HostReader, all embedded in Runtime), the optional abilities
 // only some engines have (EgressRuntime, DatabaseRuntime, ResourceUpdater,
 // ImageStore), gathered with a Runtime in Engine, and the labels the
-// orchestrator puts on what it creates. services/docker implements it; the
+// orchestrator puts on what it creates. internal/docker implements it; the
 // orchestrator's parts take only the interfaces they use.
 package runtime

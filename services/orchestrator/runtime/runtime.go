@@ -11,7 +11,7 @@ import (
 
 // The container engine as the orchestrator needs it, split by concern. A
 // worker is given one Runtime; each part of the worker uses only the
-// concern it needs. services/docker implements Runtime for the Docker
+// concern it needs. internal/docker implements Runtime for the Docker
 // engine (docker.Runtime); the unit tests implement it in memory.
 
 // Images finds and builds sandbox images.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/internal/svcmain"
-	"github.com/sandox/sandox/services/docker"
 	"github.com/sandox/sandox/services/orchestrator"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sandox/sandox/services/egress"
+	"github.com/sandox/sandox/internal/egress"
 )
 
 // server answers with its name on addr ("127.0.0.2:0").
