@@ -64,7 +64,7 @@ func TestPauseResume(t *testing.T) {
 		"the paused sandbox's cgroup used CPU")
 
 	start := time.Now()
-	_, err = sb.SendActionsJSON(ctx, []byte(`{"bash": {"command": "echo hi"}}`))
+	_, err = sb.SendActionsJSON(ctx, []byte(`{"terminal_tools.run": {"args": {"command": "echo hi"}}}`))
 	require.ErrorIs(t, err, sdk.ErrPaused)
 	assert.Less(t, time.Since(start), 5*time.Second, "a batch to a paused sandbox is refused at once, not timed out")
 
@@ -87,7 +87,7 @@ func TestPauseResume(t *testing.T) {
 	require.NoError(t, other.End(ctx))
 	require.NoError(t, sb.Resume(ctx))
 	assert.Equal(t, schemas.StateRunning, sb.Status().State)
-	obs := send(t, sb, `{"bash": {"command": "echo back"}}`)
+	obs := send(t, sb, `{"terminal_tools.run": {"args": {"command": "echo back"}}}`)
 	require.Len(t, obs, 1)
 	assert.Nil(t, obs[0].Error)
 
