@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/services/orchestrator/state"
@@ -180,11 +178,11 @@ func (w *Worker) hold(ctx context.Context, id string, on bool) error {
 		if ctx.Err() != nil {
 			return schemas.Errorf(schemas.CodeUnavailable, "sandbox %s: its executor did not answer on %s (hold %t): %w", id, schemas.HoldSubject(id), on, err)
 		}
-		if errors.Is(err, nats.ErrNoResponders) {
-			select {
-			case <-ctx.Done():
-			case <-time.After(100 * time.Millisecond):
-			}
+		// No responders (the executor reconnecting) or a closed
+		// connection answer at once: wait a little before the next try.
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
