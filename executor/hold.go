@@ -40,7 +40,9 @@ func (s *subjects) subscribe() error {
 
 func (s *subjects) subscribeLocked() error {
 	if s.subs != nil {
-		return nil
+		// Served already (a repeated request): the flush still makes sure
+		// the server has them, for example after a reconnect.
+		return s.nc.Flush()
 	}
 	subs := make([]*nats.Subscription, 0, len(s.handlers))
 	for _, h := range s.handlers {
@@ -60,18 +62,21 @@ func (s *subjects) subscribeLocked() error {
 	return nil
 }
 
-// unsubscribe drops every subscription and flushes, so that the server
-// no longer delivers to them when it returns.
-func (s *subjects) unsubscribe() error {
+// close drops every subscription without waiting for the server: the
+// executor is stopping, and its connection may be gone already (its
+// identity revoked), where a flush would wait for its timeout.
+func (s *subjects) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.unsubscribeLocked()
+	for _, sub := range s.subs {
+		_ = sub.Unsubscribe()
+	}
+	s.subs = nil
 }
 
+// unsubscribeLocked drops every subscription and flushes, so that the
+// server no longer delivers to them when it returns.
 func (s *subjects) unsubscribeLocked() error {
-	if s.subs == nil {
-		return nil
-	}
 	for _, sub := range s.subs {
 		_ = sub.Unsubscribe()
 	}

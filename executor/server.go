@@ -90,7 +90,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	if err := served.subscribe(); err != nil {
 		return err
 	}
-	defer served.unsubscribe()
+	defer served.close()
 	s.announceReady()
 	// What starting allocated (the decoded environment and credentials,
 	// the connection's handshake) is garbage now: give it back, so that an
