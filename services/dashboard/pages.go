@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/audit"
 )
 
 // overviewData is what the overview page shows.
@@ -76,7 +77,7 @@ func (s *Server) group(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	pop, err := readPopulation(ctx, s.js, id)
+	pop, err := audit.Population(ctx, s.js, id)
 	if err != nil {
 		s.fail(w, err)
 		return

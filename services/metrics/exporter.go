@@ -11,6 +11,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sandox/sandox/services/audit"
 )
 
 // Options configures an Exporter. The zero value is usable.
@@ -37,7 +39,7 @@ func (o *Options) defaults() {
 // concurrent use.
 type Exporter struct {
 	reg    *prometheus.Registry
-	follow *follower
+	follow *audit.Follower
 }
 
 // New returns the exporter of the system nc reaches. nc may be
@@ -62,7 +64,7 @@ func New(nc *nats.Conn, opts Options) (*Exporter, error) {
 
 // Run follows the audit stream until ctx is done, reading it again
 // whenever it cannot (NATS down, no stream yet). It blocks; run it once.
-func (e *Exporter) Run(ctx context.Context) { e.follow.run(ctx) }
+func (e *Exporter) Run(ctx context.Context) { e.follow.Run(ctx) }
 
 // Gatherer returns the registry holding the metrics, for another exporter
 // (OTLP) or a test.
