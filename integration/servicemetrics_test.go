@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -49,7 +50,8 @@ func serveMetrics(t *testing.T) string {
 }
 
 // TestDataServiceMetrics runs a group with a Qdrant-compatible service
-// populated from a local file, searches and upserts from a sandbox, and
+// populated from a local file, searches from a sandbox and tries a write
+// its grant does not allow, and
 // reads the data service's own metrics at the exporter's /metrics (asked
 // on schemas.ServiceMetricsSubject with audit credentials): the
 // population's progress (every source done, the documents loaded), and
@@ -86,10 +88,19 @@ func TestDataServiceMetrics(t *testing.T) {
 
 	sb := startSandbox(t, g, "it-svc-metrics-sb", sdk.SandboxOptions{})
 	mustOK(t, dbAction(t, sb, "database_tools.vector_search", map[string]any{"namespace": "handbook", "query": "zephyrquartz", "top_k": 3}))
-	o := dbAction(t, sb, "database_tools.vector_upsert", map[string]any{"namespace": "handbook",
-		"documents": []map[string]any{{"id": "x", "text": "not granted"}}})
-	require.NotNil(t, o.Error, "the grant is read-only")
-	refused := string(o.Error.Code)
+	// The sandbox's identity may not publish a write; a request on its
+	// write subject from elsewhere (a control connection of the test) is
+	// refused by the data service itself, against the recorded grants.
+	control, err := connectAs(auth.RoleControl)
+	require.NoError(t, err)
+	t.Cleanup(control.Close)
+	m, err := control.Request(schemas.DatabaseSubject(sb.ID(), schemas.DatabaseQdrant, "handbook", schemas.DatabaseWrite),
+		[]byte(`{"op":"upsert","args":{"namespace":"handbook","documents":[{"id":"x","text":"not granted"}]}}`), 10*time.Second)
+	require.NoError(t, err)
+	var reply schemas.DatabaseReply
+	require.NoError(t, json.Unmarshal(m.Data, &reply))
+	require.NotNil(t, reply.Error, "the grant is read-only")
+	refused := string(reply.Error.Code)
 
 	after := scrapeMetrics(t, url, metricsToken)
 	assert.Equal(t, 1.0, requests(after, "search", "ok")-requests(before, "search", "ok"), "searches counted")
