@@ -40,26 +40,12 @@ func TestDashboard(t *testing.T) {
 	if _, err := os.Stat(web.DefaultChromium); err != nil {
 		t.Skipf("%s is not installed (build/scripts/test-deps.sh installs it)", web.DefaultChromium)
 	}
-	nc, err := connectAs(auth.RoleClient)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	dash, err := dashboard.New(nc, dashboard.Options{Refresh: 300 * time.Millisecond})
-	require.NoError(t, err)
-	done := make(chan struct{})
-	ctx := t.Context()
-	go func() {
-		defer close(done)
-		dash.Run(ctx)
-	}()
-	t.Cleanup(func() { <-done })
-	srv := httptest.NewServer(dash.Handler())
-	t.Cleanup(srv.Close)
-
+	url := serveDashboard(t)
 	page := openBrowser(t).MustPage("")
 	require.NoError(t, page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 1280, Height: 860, DeviceScaleFactor: 1}))
-	require.NoError(t, page.Navigate(srv.URL+"/"))
+	require.NoError(t, page.Navigate(url+"/"))
 	require.NoError(t, page.WaitLoad())
-	_, err = page.Timeout(10 * time.Second).Element("#hosts")
+	_, err := page.Timeout(10 * time.Second).Element("#hosts")
 	require.NoError(t, err, "the overview shows its hosts")
 	// A reload would drop this mark.
 	_, err = page.Eval(`() => { window.sandoxMark = "same page" }`)
@@ -90,7 +76,7 @@ func TestDashboard(t *testing.T) {
 	screenshot(t, page)
 
 	t.Run("sandbox page shows live use and history", func(t *testing.T) {
-		require.NoError(t, page.Navigate(srv.URL+"/sandboxes/it-dash-1"))
+		require.NoError(t, page.Navigate(url+"/sandboxes/it-dash-1"))
 		require.NoError(t, page.WaitLoad())
 		_, err := page.Timeout(30 * time.Second).Element("#usage .use-memory")
 		require.NoError(t, err, "live use is read (%s)", text(t, page, "#usage"))
@@ -128,7 +114,7 @@ func TestDashboard(t *testing.T) {
 	})
 
 	t.Run("unknown sandbox is a 404 page", func(t *testing.T) {
-		require.NoError(t, page.Navigate(srv.URL+"/sandboxes/it-dash-nope"))
+		require.NoError(t, page.Navigate(url+"/sandboxes/it-dash-nope"))
 		require.NoError(t, page.WaitLoad())
 		assert.Contains(t, text(t, page, ".error-title"), "404")
 		assert.Contains(t, text(t, page, "#error-message"), `sandbox "it-dash-nope"`)

@@ -43,7 +43,7 @@ const (
 	RoleSearch Role = "search"
 	// RoleData is the data service: it takes database requests on
 	// sandox.db.>, population requests on schemas.PopulateSubject and
-	// requests for its metrics on schemas.ServiceMetricsSubject, publishes its replies and its population events
+	// requests for its metrics on schemas.ServiceMetricsSubject, publishes its replies, its population events and their progress (schemas.ProgressSubjects)
 	// (sandox.evt.data.>), and reads the buckets of groups and sandboxes
 	// (the recorded grants and database endpoints).
 	RoleData Role = "data"
@@ -148,7 +148,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	case RoleData:
 		p.Sub.Allow.Add(schemas.DatabaseSubjectPrefix+">", schemas.PopulateSubject, schemas.ServiceMetricsSubject, "_INBOX.>")
-		p.Pub.Allow.Add("$JS.API.>", "_INBOX.>", "sandox.evt.data.>")
+		p.Pub.Allow.Add("$JS.API.>", "_INBOX.>", "sandox.evt.data.>", schemas.ProgressSubjects)
 		p.Pub.Deny.Add(jsWrites...)
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	default:

@@ -2,6 +2,7 @@ package data
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -96,6 +97,7 @@ func (m *measures) request(subject string, payload []byte, reply schemas.Databas
 type populationRun struct {
 	m       *measures
 	group   string
+	total   int                                   // sources in the config
 	sources map[[3]string]schemas.PopulationEvent // by database, namespace, source
 }
 
@@ -110,17 +112,19 @@ func (m *measures) population(group string, cfg populate.Config) *populationRun 
 	if len(m.groups) > maxPopulationGroups {
 		m.forget(m.groups[0])
 	}
+	run := &populationRun{m: m, group: group, sources: map[[3]string]schemas.PopulationEvent{}}
 	for db, spaces := range cfg.Databases {
 		total := 0
 		for _, srcs := range spaces {
 			total += len(srcs)
 		}
+		run.total += total
 		m.popSources.WithLabelValues(group, db, "total").Set(float64(total))
 		m.popSources.WithLabelValues(group, db, "done").Set(0)
 		m.popRows.WithLabelValues(group, db).Set(0)
 		m.popBad.WithLabelValues(group, db).Set(0)
 	}
-	return &populationRun{m: m, group: group, sources: map[[3]string]schemas.PopulationEvent{}}
+	return run
 }
 
 // forget removes group's population gauges; m.mu is held.
@@ -152,6 +156,30 @@ func (r *populationRun) progress(ev schemas.PopulationEvent) {
 	r.m.popSources.WithLabelValues(r.group, ev.Database, "done").Set(float64(done))
 	r.m.popRows.WithLabelValues(r.group, ev.Database).Set(float64(rows))
 	r.m.popBad.WithLabelValues(r.group, ev.Database).Set(float64(bad))
+}
+
+// status is the population's progress after ev: sources done of the
+// config's, and what ev says.
+func (r *populationRun) status(ev schemas.PopulationEvent) schemas.Progress {
+	done := 0
+	for _, s := range r.sources {
+		if s.Done {
+			done++
+		}
+	}
+	return schemas.Progress{GroupID: r.group, Phase: schemas.PhasePopulation, Done: done, Total: r.total,
+		Message: fmt.Sprintf("%s %s: %s, %d loaded, %d bad", ev.Database, ev.Namespace, ev.Source, ev.Loaded, len(ev.Bad))}
+}
+
+// finished is the population's last progress: every source it got to,
+// and the error that stopped it.
+func (r *populationRun) finished(err *schemas.Error) schemas.Progress {
+	p := r.status(schemas.PopulationEvent{})
+	p.Finished, p.Message = true, "populated"
+	if err != nil {
+		p.Error, p.Message = err.Message, "failed"
+	}
+	return p
 }
 
 // end counts the population's end: ok, or the code of the error that
