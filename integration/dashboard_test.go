@@ -90,6 +90,20 @@ func TestDashboard(t *testing.T) {
 		require.NoError(t, err, "a new batch reaches the sandbox's page live")
 	})
 
+	t.Run("sandbox page lists its jobs", func(t *testing.T) {
+		job, _, err := sb.StartJob(t.Context(), "echo working; exit 3", sdk.JobOptions{ID: "it-dash-job"})
+		require.NoError(t, err)
+		exit, err := job.Wait(t.Context())
+		require.NoError(t, err)
+		require.Equal(t, 3, exit.ExitCode)
+		require.NoError(t, page.Navigate(url+"/sandboxes/it-dash-1"))
+		require.NoError(t, page.WaitLoad())
+		row := text(t, page, `#jobs tr[data-job="it-dash-job"]`)
+		assert.Contains(t, row, "echo working; exit 3")
+		assert.Contains(t, row, "exited")
+		assert.Contains(t, text(t, page, `#jobs tr[data-job="it-dash-job"] td.exit`), "3")
+	})
+
 	t.Run("audit credentials read everything but live use", func(t *testing.T) {
 		nc, err := connectAs(auth.RoleAudit)
 		require.NoError(t, err)

@@ -92,10 +92,14 @@ func (s *Server) group(w http.ResponseWriter, r *http.Request) {
 // sandboxData is what a sandbox's page shows. Sandbox is nil when the
 // sandbox is no longer recorded (it ended) but has a history.
 type sandboxData struct {
-	Title    string
-	ID       string
-	Sandbox  *schemas.SandboxStatus
-	History  History
+	Title   string
+	ID      string
+	Sandbox *schemas.SandboxStatus
+	History History
+	// Jobs are the sandbox's jobs (schemas.JobStream), and JobsErr why
+	// they cannot be read.
+	Jobs     []schemas.JobInfo
+	JobsErr  error
 	UsageURL string
 	Feed     feedData
 }
@@ -126,6 +130,7 @@ func (s *Server) sandbox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, fmt.Errorf("sandbox %q: %w: no such sandbox is recorded, and the audit log has nothing about one", id, ErrNotFound))
 		return
 	}
+	d.Jobs, d.JobsErr = readJobs(ctx, s.js, id)
 	d.Feed = feedData{After: d.History.Last, URL: "/live/events?sandbox=" + id}
 	_, d.Feed.Err = s.feed.Status()
 	s.pages.page(w, http.StatusOK, "sandbox", d)
