@@ -37,14 +37,7 @@ var dashboardShot = flag.String("dashboard-screenshot", "", "write TestDashboard
 // shows its live use and its history, a dashboard with audit credentials
 // reads the same pages, and an unknown sandbox is a 404 page.
 func TestDashboard(t *testing.T) {
-	if _, err := os.Stat(web.DefaultChromium); err != nil {
-		t.Skipf("%s is not installed (build/scripts/test-deps.sh installs it)", web.DefaultChromium)
-	}
-	url := serveDashboard(t)
-	page := openBrowser(t).MustPage("")
-	require.NoError(t, page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 1280, Height: 860, DeviceScaleFactor: 1}))
-	require.NoError(t, page.Navigate(url+"/"))
-	require.NoError(t, page.WaitLoad())
+	url, page := openDashboard(t)
 	_, err := page.Timeout(10 * time.Second).Element("#hosts")
 	require.NoError(t, err, "the overview shows its hosts")
 	// A reload would drop this mark.

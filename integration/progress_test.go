@@ -45,6 +45,23 @@ func serveDashboard(t *testing.T) string {
 	return srv.URL
 }
 
+// openDashboard serves a dashboard of the test system (serveDashboard)
+// and opens its overview in the distribution's Chromium; it skips the test
+// when Chromium is not installed. It returns the dashboard's address and
+// the page.
+func openDashboard(t *testing.T) (string, *rod.Page) {
+	t.Helper()
+	if _, err := os.Stat(web.DefaultChromium); err != nil {
+		t.Skipf("%s is not installed (build/scripts/test-deps.sh installs it)", web.DefaultChromium)
+	}
+	url := serveDashboard(t)
+	page := openBrowser(t).MustPage("")
+	require.NoError(t, page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 1280, Height: 860, DeviceScaleFactor: 1}))
+	require.NoError(t, page.Navigate(url+"/"))
+	require.NoError(t, page.WaitLoad())
+	return url, page
+}
+
 // progressLog keeps the progress an SDK call reported (sdk.WithProgress).
 type progressLog struct {
 	mu  sync.Mutex
@@ -78,14 +95,7 @@ func (l *progressLog) of(phase string) []schemas.Progress {
 // done, and a dashboard open in the distribution's Chromium shows both
 // live in its feed.
 func TestProgress(t *testing.T) {
-	if _, err := os.Stat(web.DefaultChromium); err != nil {
-		t.Skipf("%s is not installed (build/scripts/test-deps.sh installs it)", web.DefaultChromium)
-	}
-	url := serveDashboard(t)
-	page := openBrowser(t).MustPage("")
-	require.NoError(t, page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 1280, Height: 860, DeviceScaleFactor: 1}))
-	require.NoError(t, page.Navigate(url+"/"))
-	require.NoError(t, page.WaitLoad())
+	_, page := openDashboard(t)
 	_, err := page.Timeout(10 * time.Second).Element("#feed")
 	require.NoError(t, err, "the overview shows its feed")
 
