@@ -22,6 +22,10 @@ const (
 	// watchMaxDirs bounds the directories one watch covers: a directory
 	// beyond it is reported with an overflow event and not watched.
 	watchMaxDirs = 4096
+	// watchQuiet and watchSettle bound how long watch_stop waits for the
+	// events of changes made just before it.
+	watchQuiet  = 50 * time.Millisecond
+	watchSettle = time.Second
 )
 
 // watch is one watched directory tree. Its loop goroutine alone reads the
@@ -211,6 +215,7 @@ func (w *watch) end() schemas.WatchInfo {
 		return w.snapshot()
 	default:
 	}
+	w.settle()
 	close(w.stop)
 	<-w.done
 	_ = w.fw.Close()
@@ -225,6 +230,26 @@ func (w *watch) end() schemas.WatchInfo {
 	w.ob.Send(schemas.WatchSubject(w.sandbox, info.WatchID, schemas.WatchStopKind), "stop", data)
 	w.ob.Close()
 	return info
+}
+
+// settle waits until the watch saw no event for watchQuiet (at most
+// watchSettle), so that a stop reports the changes made before it: the
+// kernel hands events on within microseconds, but the loop may not have
+// read them yet.
+func (w *watch) settle() {
+	deadline := time.Now().Add(watchSettle)
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		n := w.info.Events
+		w.mu.Unlock()
+		time.Sleep(watchQuiet)
+		w.mu.Lock()
+		quiet := n == w.info.Events
+		w.mu.Unlock()
+		if quiet {
+			return
+		}
+	}
 }
 
 // snapshot returns the watch's info as it is now.
