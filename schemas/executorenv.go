@@ -24,6 +24,7 @@ const (
 	EnvCgroupRoot   = "SANDOX_CGROUP_ROOT"
 	EnvDebug        = "SANDOX_DEBUG"
 	EnvPooled       = "SANDOX_POOLED"
+	EnvStreamBytes  = "SANDOX_STREAM_BYTES"
 )
 
 // The defaults of ExecutorEnv's optional fields.
@@ -72,6 +73,11 @@ type ExecutorEnv struct {
 	// it serves only ClaimSubject and ping until it is claimed, then serves
 	// the claimed sandbox (PoolClaim).
 	Pooled bool
+	// StreamBytes is the sandbox's stream budget: how many bytes of job
+	// output and watch events its executor may put into JetStream in its
+	// life, after which each job and watch ends in a truncated record; 0
+	// means no limit.
+	StreamBytes int64
 }
 
 // Environ returns the environment, KEY=VALUE, that FromEnv reads back as
@@ -101,6 +107,9 @@ func (e ExecutorEnv) Environ() []string {
 	}
 	if e.Pooled {
 		add(EnvPooled, "1")
+	}
+	if e.StreamBytes != 0 {
+		add(EnvStreamBytes, strconv.FormatInt(e.StreamBytes, 10))
 	}
 	return out
 }
@@ -141,6 +150,14 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 			errs = append(errs, fmt.Errorf("%s=%q: want the disk limit in bytes, or 0 for none", EnvDiskBytes, v))
 		} else {
 			e.DiskBytes = n
+		}
+	}
+	if v := getenv(EnvStreamBytes); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: want the stream budget in bytes, or 0 for none", EnvStreamBytes, v))
+		} else {
+			e.StreamBytes = n
 		}
 	}
 	if e.SandboxID == "" {

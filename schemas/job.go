@@ -16,6 +16,10 @@ const (
 	JobOutputKind = "out"
 	// JobExitKind carries the JobExit, the last message of a job.
 	JobExitKind = "exit"
+	// JobTruncatedKind carries a JobOutput without data, once, when the
+	// sandbox spent its stream budget: Stream and Offset say where the
+	// recorded output stops. No output follows, only the exit.
+	JobTruncatedKind = "truncated"
 )
 
 // JobInfo describes a job: the answer of terminal_tools.start_job (in the

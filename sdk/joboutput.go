@@ -24,6 +24,10 @@ type JobEvent struct {
 	Output *schemas.JobOutput
 	// Exit is how the job ended; set on the last event only.
 	Exit *schemas.JobExit
+	// Truncated, when set, says that the sandbox spent its stream budget:
+	// its Stream and Offset are where the recorded output stops. Only the
+	// exit follows.
+	Truncated *schemas.JobOutput
 	// pending is how many of the job's records the stream held after this
 	// one when it was delivered.
 	pending uint64
@@ -232,6 +236,12 @@ func jobEvent(m jetstream.Msg, next map[string]int64) (ev JobEvent, ok bool, err
 		ev.Exit = new(schemas.JobExit)
 		if err := json.Unmarshal(m.Data(), ev.Exit); err != nil {
 			return ev, false, fmt.Errorf("%w: job exit: %w", ErrInternal, err)
+		}
+		return ev, true, nil
+	case schemas.JobTruncatedKind:
+		ev.Truncated = new(schemas.JobOutput)
+		if err := json.Unmarshal(m.Data(), ev.Truncated); err != nil {
+			return ev, false, fmt.Errorf("%w: job truncated: %w", ErrInternal, err)
 		}
 		return ev, true, nil
 	case schemas.JobOutputKind:

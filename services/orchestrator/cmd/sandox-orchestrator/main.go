@@ -69,6 +69,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.IntVar(&cfg.ImageGC.Keep, "image-gc-keep", cfg.ImageGC.Keep, "how many of the newest sandbox-tools images are kept unless too old (env SANDOX_IMAGE_GC_KEEP)")
 	fs.IntVar(&cfg.PoolSize, "pool", cfg.PoolSize, "sandboxes of the default shape kept started and ready to be claimed; 0 turns the warm pool off (env SANDOX_POOL_SIZE)")
 	fs.DurationVar(&cfg.PoolIdle, "pool-idle", cfg.PoolIdle, "empty the warm pool after this long without a create; 0 never does (env SANDOX_POOL_IDLE)")
+	fs.Int64Var(&cfg.StreamBudget, "stream-budget", cfg.StreamBudget, "bytes of job output and watch events one sandbox may put into JetStream in its life, after which its jobs and watches end in a truncated record; 0 is no limit (env SANDOX_STREAM_BUDGET)")
 	// Every flag whose usage names a variable takes its default from it,
 	// so that each setting can come from a container's environment.
 	if err := svcmain.EnvDefaults(fs, os.Getenv); err != nil {

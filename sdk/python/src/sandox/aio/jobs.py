@@ -62,6 +62,9 @@ class JobEvent:
     data: bytes = b""
     exit: JobExit | None = None
     """How the job ended; set on the last event only."""
+    truncated: bool = False
+    """The sandbox spent its stream budget: stream and offset say where the
+    recorded output stops; only the exit follows."""
 
 
 async def _call(sandbox: Sandbox, tool: str, args: dict[str, Any], timeout: float | None) -> Any:
@@ -162,6 +165,10 @@ class Job:
                 if kind == "exit":
                     yield JobEvent(seq=seq, exit=JobExit.model_validate_json(msg.data))
                     return
+                if kind == "truncated":
+                    cut = JobOutput.model_validate_json(msg.data)
+                    yield JobEvent(seq=seq, stream=cut.stream, offset=cut.offset, truncated=True)
+                    continue
                 if kind != "out":
                     continue
                 out = JobOutput.model_validate_json(msg.data)
