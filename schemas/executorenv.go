@@ -25,6 +25,7 @@ const (
 	EnvDebug        = "SANDOX_DEBUG"
 	EnvPooled       = "SANDOX_POOLED"
 	EnvStreamBytes  = "SANDOX_STREAM_BYTES"
+	EnvWebhooks     = "SANDOX_WEBHOOKS"
 )
 
 // The defaults of ExecutorEnv's optional fields.
@@ -78,6 +79,10 @@ type ExecutorEnv struct {
 	// life, after which each job and watch ends in a truncated record; 0
 	// means no limit.
 	StreamBytes int64
+	// Webhooks are the URL prefixes a job's webhook may name
+	// (WebhookAllowed), the operator's allowlist: start_job refuses any
+	// other at once. Empty refuses every webhook.
+	Webhooks []string
 }
 
 // Environ returns the environment, KEY=VALUE, that FromEnv reads back as
@@ -108,6 +113,7 @@ func (e ExecutorEnv) Environ() []string {
 	if e.Pooled {
 		add(EnvPooled, "1")
 	}
+	add(EnvWebhooks, strings.Join(e.Webhooks, ","))
 	if e.StreamBytes != 0 {
 		add(EnvStreamBytes, strconv.FormatInt(e.StreamBytes, 10))
 	}
@@ -137,6 +143,11 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 		CgroupRoot:   or(EnvCgroupRoot, DefaultCgroupRoot),
 		Debug:        getenv(EnvDebug) != "",
 		Pooled:       getenv(EnvPooled) != "",
+	}
+	for _, u := range strings.Split(getenv(EnvWebhooks), ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			e.Webhooks = append(e.Webhooks, u)
+		}
 	}
 	for _, f := range strings.Split(getenv(EnvFamilies), ",") {
 		if f = strings.TrimSpace(f); f != "" {

@@ -43,6 +43,10 @@ type JobInfo struct {
 	// Notify, when set, names the subject token under which the job's
 	// JobExit is also published: JobNotifySubject(sandbox, notify).
 	Notify string `json:"notify,omitempty"`
+	// Webhook, when set, is the http(s) URL the control plane POSTs the
+	// job's JobExit to (package services/orchestrator/webhook); only URLs
+	// the operator's allowlist permits (WebhookAllowed).
+	Webhook string `json:"webhook,omitempty"`
 	// Running is true until the job ended.
 	Running bool `json:"running"`
 	// Exit is the job's end, once it ended.

@@ -139,6 +139,11 @@ type Config struct {
 	// explicit truncated record instead of filling the streams for every
 	// other. 0 is no limit.
 	StreamBudget int64
+	// WebhookAllow are the URL prefixes a job's webhook may name
+	// (schemas.WebhookAllowed): the worker posts job exits to those
+	// (package webhook), and sandboxes refuse others at start_job. Empty
+	// allows none.
+	WebhookAllow []string
 }
 
 // DefaultStreamBudget is a sandbox's stream budget by default: 256 MiB,

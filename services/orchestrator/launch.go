@@ -52,6 +52,7 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		Pooled:    st.Pooled,
 		// A pooled executor's budget is the pool's, which is the same.
 		StreamBytes: w.cfg.StreamBudget,
+		Webhooks:    w.cfg.WebhookAllow,
 	}
 	if w.cfg.CredsDir != "" {
 		env.NATSCreds = SandboxCredsPath

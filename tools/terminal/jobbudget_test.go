@@ -53,3 +53,19 @@ func TestJobStopsPublishingAtTheStreamBudget(t *testing.T) {
 	assert.LessOrEqual(t, published, budget, "no more output than the budget")
 	assert.Positive(t, published)
 }
+
+// TestJobWebhookOnlyWhereAllowed: start_job refuses a webhook the
+// operator's allowlist does not permit, and records one it does.
+func TestJobWebhookOnlyWhereAllowed(t *testing.T) {
+	m := newTestManager(t, Config{Jobs: JobConfig{Webhooks: []string{"https://hooks.example.com/ci/"}}})
+	_, err := call(t, m, "start_job", map[string]any{"command": "true", "webhook": "https://elsewhere.example.com/x"})
+	require.ErrorIs(t, err, schemas.CodeAccessDenied)
+	_, err = call(t, m, "start_job", map[string]any{"command": "true", "webhook": "ftp://hooks.example.com/ci/x"})
+	require.ErrorIs(t, err, schemas.CodeBadRequest)
+	res := mustCall(t, m, "start_job", map[string]any{"command": "true", "webhook": "https://hooks.example.com/ci/done", "job_id": "hooked"})
+	assert.Equal(t, "https://hooks.example.com/ci/done", jobInfo(t, res).Webhook)
+
+	m = newTestManager(t, Config{})
+	_, err = call(t, m, "start_job", map[string]any{"command": "true", "webhook": "https://hooks.example.com/ci/done"})
+	require.ErrorIs(t, err, schemas.CodeAccessDenied, "no allowlist refuses every webhook")
+}

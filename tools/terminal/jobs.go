@@ -44,6 +44,9 @@ type JobConfig struct {
 	// spent, a job's output is no longer published (job_output still has
 	// its tail) and one truncated record says so. Nil is no limit.
 	Budget *outbox.Budget
+	// Webhooks are the URL prefixes a job's webhook may name (the
+	// operator's allowlist, schemas.WebhookAllowed); empty refuses all.
+	Webhooks []string
 }
 
 // jobSet owns the jobs of a sandbox. It is safe for concurrent use.
@@ -88,7 +91,7 @@ type job struct {
 
 // startRequest is what start_job asks for.
 type startRequest struct {
-	id, command, dir, notify string
+	id, command, dir, notify, webhook string
 }
 
 // start runs the command of req as a job and returns at once. The job's id
@@ -103,6 +106,11 @@ func (js *jobSet) start(req startRequest) (schemas.JobInfo, error) {
 	if req.notify != "" {
 		if err := schemas.ValidateID("notify", req.notify); err != nil {
 			return schemas.JobInfo{}, fmt.Errorf("%w: %w", schemas.CodeInvalidArgs, err)
+		}
+	}
+	if req.webhook != "" {
+		if err := schemas.WebhookAllowed(req.webhook, js.jcfg.Webhooks); err != nil {
+			return schemas.JobInfo{}, err
 		}
 	}
 	j, err := js.add(req)
@@ -177,7 +185,7 @@ func (js *jobSet) spawn(req startRequest) (*job, [2]*os.File, error) {
 		done: make(chan struct{}),
 		info: schemas.JobInfo{
 			JobID: req.id, SandboxID: sandbox, Command: req.command, Dir: req.dir,
-			PID: cmd.Process.Pid, StartedAt: time.Now().UTC(), Notify: req.notify, Running: true,
+			PID: cmd.Process.Pid, StartedAt: time.Now().UTC(), Notify: req.notify, Webhook: req.webhook, Running: true,
 		},
 		out: [2]*streamTail{{}, {}},
 	}
