@@ -19,9 +19,6 @@ const (
 	// watchKeep is how many of its latest events a watch keeps for
 	// watch_events; the watch stream keeps them all.
 	watchKeep = 1000
-	// watchMaxDirs bounds the directories one watch covers: a directory
-	// beyond it is reported with an overflow event and not watched.
-	watchMaxDirs = 4096
 	// watchQuiet and watchSettle bound how long watch_stop waits for the
 	// events of changes made just before it.
 	watchQuiet  = 50 * time.Millisecond
@@ -38,9 +35,12 @@ type watch struct {
 	root      string
 	globs     []glob
 	recursive bool
-	sandbox   string
-	stop      chan struct{}
-	done      chan struct{} // closed once the loop ended
+	// maxDirs bounds the directories the watch covers: one beyond it is
+	// reported with an overflow event and not watched.
+	maxDirs int
+	sandbox string
+	stop    chan struct{}
+	done    chan struct{} // closed once the loop ended
 	// started is closed once the stream stored the watch's start (or the
 	// outbox gave it up).
 	started <-chan struct{}
@@ -124,7 +124,7 @@ func (w *watch) addTree(dir string, announce bool) error {
 		if !d.IsDir() {
 			return nil
 		}
-		if len(w.dirs) >= watchMaxDirs {
+		if len(w.dirs) >= w.maxDirs {
 			w.emit(schemas.WatchOverflow, "", false)
 			return fs.SkipAll
 		}

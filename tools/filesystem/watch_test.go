@@ -175,3 +175,18 @@ func TestWatchEndsInTruncatedOnceTheBudgetIsSpent(t *testing.T) {
 	assert.Len(t, evs, n, "nothing after truncated")
 	assert.Less(t, n, 50, "the budget stopped the events early")
 }
+
+// TestWatchSaysOverflowWhenItCannotCoverADirectory: a directory beyond
+// the watch's limit is not watched, and an overflow event says that
+// changes may be missing, rather than losing them silently.
+func TestWatchSaysOverflowWhenItCannotCoverADirectory(t *testing.T) {
+	fx, pub := watchFixture(t, WatchConfig{MaxDirs: 2})
+	require.NoError(t, os.MkdirAll(fx.path("a"), 0o755))
+	fx.mustCall(t, "watch_start", map[string]any{"watch_id": "w"}) // the root and a
+	require.NoError(t, os.MkdirAll(fx.path("b"), 0o755))
+	evs := waitEvents(t, pub, 2)
+	assert.Equal(t, schemas.WatchCreate, evs[0].Kind)
+	assert.Equal(t, "b", evs[0].Path)
+	assert.True(t, evs[0].Dir)
+	assert.Equal(t, schemas.WatchOverflow, evs[1].Kind, "b cannot be watched")
+}

@@ -24,6 +24,11 @@ import (
 // WatchConfig.MaxWatches is zero.
 const DefaultMaxWatches = 16
 
+// DefaultMaxWatchDirs is how many directories one watch covers when
+// WatchConfig.MaxDirs is zero: each takes one of the kernel's inotify
+// watches, of which a user has 8192 by default.
+const DefaultMaxWatchDirs = 4096
+
 // WatchConfig is what the file watches (watch_start) need beyond Config.
 type WatchConfig struct {
 	// Publish stores a watch's records in the watch stream
@@ -39,6 +44,9 @@ type WatchConfig struct {
 	// MaxWatches bounds the watches running at once; zero or less means
 	// DefaultMaxWatches.
 	MaxWatches int
+	// MaxDirs bounds the directories one watch covers; zero or less
+	// means DefaultMaxWatchDirs.
+	MaxDirs int
 	// Budget is the sandbox's stream budget, shared with its jobs; nil is
 	// no limit.
 	Budget *outbox.Budget
@@ -64,6 +72,9 @@ func newWatchSet(cfg WatchConfig) *watchSet {
 	}
 	if cfg.MaxWatches <= 0 {
 		cfg.MaxWatches = DefaultMaxWatches
+	}
+	if cfg.MaxDirs <= 0 {
+		cfg.MaxDirs = DefaultMaxWatchDirs
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &watchSet{cfg: cfg, ctx: ctx, cancel: cancel, byID: map[string]*watch{}}
@@ -165,7 +176,7 @@ func (ws *watchSet) add(req watchRequest, dir string, globs []glob) (*watch, err
 	}
 	sandbox := ws.cfg.SandboxID()
 	w := &watch{
-		budget: ws.cfg.Budget, fw: fw, root: dir, globs: globs, recursive: req.recursive, sandbox: sandbox,
+		budget: ws.cfg.Budget, fw: fw, root: dir, globs: globs, recursive: req.recursive, maxDirs: ws.cfg.MaxDirs, sandbox: sandbox,
 		stop: make(chan struct{}), done: make(chan struct{}), dirs: map[string]bool{}, changed: make(chan struct{}),
 		info: schemas.WatchInfo{WatchID: req.id, SandboxID: sandbox, Path: dir, Patterns: req.patterns,
 			Recursive: req.recursive, StartedAt: time.Now().UTC(), Running: true},
