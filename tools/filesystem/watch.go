@@ -46,6 +46,8 @@ type watch struct {
 	started <-chan struct{}
 	// dirs are the directories the watcher covers (the loop's alone).
 	dirs map[string]bool
+	// ending makes end stop the watch once.
+	ending sync.Once
 
 	mu        sync.Mutex
 	info      schemas.WatchInfo
@@ -205,16 +207,17 @@ func (w *watch) emit(kind, rel string, isDir bool) {
 	w.ob.Send(schemas.WatchSubject(w.sandbox, ev.WatchID, schemas.WatchEventKind), strconv.FormatInt(ev.N, 10), data)
 }
 
-// end stops the loop and the fsnotify watcher, then publishes the watch's
-// stop record after its last event and waits for the outbox to empty (or
-// its context to end).
+// end stops the watch, once however many call it (watch_stop and the
+// family's close may race), and returns its final info.
 func (w *watch) end() schemas.WatchInfo {
-	select {
-	case <-w.stop:
-		<-w.done
-		return w.snapshot()
-	default:
-	}
+	w.ending.Do(w.stopNow)
+	return w.snapshot()
+}
+
+// stopNow stops the loop and the fsnotify watcher, then publishes the
+// watch's stop record after its last event and waits for the outbox to
+// empty (or its context to end).
+func (w *watch) stopNow() {
 	w.settle()
 	close(w.stop)
 	<-w.done
@@ -229,7 +232,6 @@ func (w *watch) end() schemas.WatchInfo {
 	data, _ := json.Marshal(info)
 	w.ob.Send(schemas.WatchSubject(w.sandbox, info.WatchID, schemas.WatchStopKind), "stop", data)
 	w.ob.Close()
-	return info
 }
 
 // settle waits until the watch saw no event for watchQuiet (at most

@@ -190,3 +190,15 @@ func TestWatchSaysOverflowWhenItCannotCoverADirectory(t *testing.T) {
 	assert.True(t, evs[0].Dir)
 	assert.Equal(t, schemas.WatchOverflow, evs[1].Kind, "b cannot be watched")
 }
+
+// TestWatchOfATreePastItsLimitStartsWithAnOverflow: a tree with more
+// directories than a watch covers starts, with an overflow event first.
+func TestWatchOfATreePastItsLimitStartsWithAnOverflow(t *testing.T) {
+	fx, pub := watchFixture(t, WatchConfig{MaxDirs: 2})
+	for _, d := range []string{"a", "b", "c"} {
+		require.NoError(t, os.MkdirAll(fx.path(d), 0o755))
+	}
+	fx.mustCall(t, "watch_start", map[string]any{"watch_id": "w"})
+	evs := waitEvents(t, pub, 1)
+	assert.Equal(t, schemas.WatchOverflow, evs[0].Kind)
+}

@@ -181,11 +181,14 @@ func (ws *watchSet) add(req watchRequest, dir string, globs []glob) (*watch, err
 		info: schemas.WatchInfo{WatchID: req.id, SandboxID: sandbox, Path: dir, Patterns: req.patterns,
 			Recursive: req.recursive, StartedAt: time.Now().UTC(), Running: true},
 	}
+	// The outbox is there before the tree is added: a tree past MaxDirs
+	// emits an overflow event right away.
+	w.ob = outbox.New(ws.ctx, ws.cfg.Publish, sandbox+"/watch/"+req.id)
 	if err := w.addTree(dir, false); err != nil {
 		_ = fw.Close()
+		w.ob.Close()
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
-	w.ob = outbox.New(ws.ctx, ws.cfg.Publish, sandbox+"/watch/"+req.id)
 	data, _ := json.Marshal(w.info)
 	w.started = w.ob.Send(schemas.WatchSubject(sandbox, req.id, schemas.WatchStartKind), "start", data)
 	ws.byID[req.id] = w
