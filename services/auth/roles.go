@@ -35,7 +35,8 @@ const (
 	// sandbox.<id>.> only, and publishes replies to requests it received,
 	// the audit records of its own batches and answers, its readiness
 	// announcement, its jobs' messages (sandbox.<id>.jobs.>,
-	// sandox.evt.job.<id>.*), and requests to the control-plane services (schemas.SandboxServiceSubjects).
+	// sandox.evt.job.<id>.*), its watches' messages
+	// (sandbox.<id>.watch.>), and requests to the control-plane services (schemas.SandboxServiceSubjects).
 	RoleSandbox Role = "sandbox"
 	// RoleSearch is the web search service: it takes requests on
 	// schemas.SearchSubjects (one subject per sandbox) and on
@@ -133,6 +134,8 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 			// exit records on the notify subjects it names.
 			schemas.SandboxJobSubjects(sandboxID),
 			schemas.JobNotifySubject(sandboxID, "*"),
+			// Its file watches' messages (kept in schemas.WatchStream).
+			schemas.SandboxWatchSubjects(sandboxID),
 		)
 		p.Pub.Allow.Add(schemas.SandboxServiceSubjects(sandboxID)...)
 		if len(grants) > 0 {
