@@ -14,8 +14,9 @@ import (
 )
 
 // ErrNotFound reports a group or sandbox that is not recorded (and, for a
-// sandbox, has no history in the audit log either).
-var ErrNotFound = errors.New("not found")
+// sandbox, has no history in the audit log either). It is the not-found
+// class of the one set of error classes, schemas.CodeNotFound.
+var ErrNotFound error = schemas.CodeNotFound
 
 // State is what the buckets hold: every host, group and sandbox, sorted by
 // name. Missing names the buckets that do not exist yet (no orchestrator
