@@ -28,8 +28,7 @@ func NewRuntime(c *Client) *Runtime { return &Runtime{c: c} }
 
 // ImageID returns the id of the image ref.
 func (r *Runtime) ImageID(ctx context.Context, ref string) (string, error) {
-	id, err := r.c.ImageID(ctx, ref)
-	return id, err
+	return r.c.ImageID(ctx, ref)
 }
 
 // Build builds an image from spec's in-memory context.
@@ -120,15 +119,13 @@ func containerState(s State) runtime.ContainerState {
 
 // Logs returns the last tail lines a container wrote.
 func (r *Runtime) Logs(ctx context.Context, id string, tail int) (string, error) {
-	out, err := r.c.Logs(ctx, id, tail)
-	return out, err
+	return r.c.Logs(ctx, id, tail)
 }
 
 // Stats reads a container's CPU, memory and process use; it blocks for
 // about a second.
 func (r *Runtime) Stats(ctx context.Context, id string) (schemas.SandboxUsage, error) {
-	u, err := r.c.Stats(ctx, id)
-	return u, err
+	return r.c.Stats(ctx, id)
 }
 
 // CreateVolume creates a local volume; with a device it mounts that device.
