@@ -5,58 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/tools"
 )
-
-// restartableNATS is an embedded NATS server on a fixed free port with a
-// store directory that outlives a restart.
-type restartableNATS struct {
-	cfg natsd.Config
-	srv *server.Server
-}
-
-func newRestartableNATS(t *testing.T) *restartableNATS {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir = port, t.TempDir()
-	r := &restartableNATS{cfg: cfg}
-	r.start(t)
-	t.Cleanup(func() { r.srv.Shutdown(); r.srv.WaitForShutdown() })
-	return r
-}
-
-func (r *restartableNATS) start(t *testing.T) {
-	t.Helper()
-	s, err := natsd.Start(r.cfg)
-	require.NoError(t, err)
-	r.srv = s
-}
-
-// restart stops the server and starts it again on the same port and store.
-func (r *restartableNATS) restart(t *testing.T) {
-	t.Helper()
-	r.srv.Shutdown()
-	r.srv.WaitForShutdown()
-	r.start(t)
-}
 
 // jobMessages reads every message of job in sandbox from the job stream,
 // in order, until the exit.
@@ -84,8 +46,9 @@ func jobMessages(t *testing.T, js jetstream.JetStream, sandbox, job string) []je
 // server while the job prints: the job stream still holds every line once,
 // in order, followed by the exit.
 func TestJobOutputSurvivesABusRestart(t *testing.T) {
-	ns := newRestartableNATS(t)
-	url := ns.srv.ClientURL()
+	store := t.TempDir()
+	ns := natstest.Start(t, natstest.StoreDir(store))
+	url := ns.ClientURL()
 	js := func(nc *nats.Conn) jetstream.JetStream {
 		j, err := jetstream.New(nc)
 		require.NoError(t, err)
@@ -134,7 +97,7 @@ func TestJobOutputSurvivesABusRestart(t *testing.T) {
 		st, err := js(admin).Stream(t.Context(), schemas.JobStream)
 		return err == nil && st.CachedInfo().State.Msgs >= 5
 	})
-	ns.restart(t)
+	natstest.Restart(t, ns, natstest.StoreDir(store))
 
 	var stdout, stderr strings.Builder
 	var exit schemas.JobExit

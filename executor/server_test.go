@@ -147,6 +147,8 @@ func TestServeBatchKeepsOrderAndGoesOnAfterFailure(t *testing.T) {
 		assert.Equal(t, w.code, code, "observation %d: error code", i)
 	}
 	assert.Equal(t, "partial", res.Observations[1].Stderr, "stderr of a failed tool: want its partial output kept")
+	assert.Equal(t, `fail "x": not found`, res.Observations[1].Error.Message, "tools.ErrNotFound on the wire: its words, code tool_error")
+	assert.ErrorIs(t, res.Observations[1].Error, schemas.CodeToolError, "the observation's error is its code")
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, "echo:one,fail,echo:last", strings.Join(ran, ","), "run order %v, want echo:one,fail,echo:last", ran)

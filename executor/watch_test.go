@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
@@ -25,8 +27,9 @@ import (
 // NATS server while files are being made: the watch stream still holds an
 // event for every file, once, numbered without gaps, then the stop.
 func TestWatchEventsSurviveABusRestart(t *testing.T) {
-	ns := newRestartableNATS(t)
-	url := ns.srv.ClientURL()
+	store := t.TempDir()
+	ns := natstest.Start(t, natstest.StoreDir(store))
+	url := ns.ClientURL()
 	admin, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(admin.Close)
@@ -74,10 +77,11 @@ func TestWatchEventsSurviveABusRestart(t *testing.T) {
 		return err == nil && st.CachedInfo().State.Msgs >= 5
 	})
 	// The bus goes away while files are made, and comes back.
-	ns.srv.Shutdown()
-	ns.srv.WaitForShutdown()
+	port := ns.Addr().(*net.TCPAddr).Port
+	ns.Shutdown()
+	ns.WaitForShutdown()
 	touch(20, 40)
-	ns.start(t)
+	natstest.Start(t, natstest.Port(port), natstest.StoreDir(store))
 	touch(40, files)
 	poll.Until(t, 30*time.Second, "the executor back on the bus", func() bool {
 		_, err := admin.Request(schemas.PingSubject("sb-1"), nil, 200*time.Millisecond)

@@ -2,83 +2,19 @@ package integration
 
 import (
 	"context"
-	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/natsd"
-	"github.com/sandox/sandox/services/orchestrator"
-	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
-
-// shardSystem runs a sandox system of its own beside the test system's: a
-// NATS server (same authority, its own socket) and one worker with cfg, so
-// that every command goes to that worker. It returns a client connection.
-// Its containers carry the system label cfg.System; everything is removed
-// at cleanup.
-func shardSystem(t *testing.T, cfg orchestrator.Config) *nats.Conn {
-	t.Helper()
-	sockDir, err := os.MkdirTemp("", "sandox-it-shards")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	require.NoError(t, os.Chmod(sockDir, 0o755))
-	ncfg := natsd.DefaultConfig()
-	ncfg.Host, ncfg.Port, ncfg.StoreDir, ncfg.Auth = "127.0.0.1", -1, t.TempDir(), env.auth
-	ncfg.Socket = filepath.Join(sockDir, "nats.sock")
-	ns, err := natsd.Start(ncfg)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ns.Shutdown()
-		ns.WaitForShutdown()
-	})
-	connect := func(role auth.Role) *nats.Conn {
-		creds, err := env.auth.Mint("shards "+string(role), role, "")
-		require.NoError(t, err)
-		nc, err := nats.Connect(ns.ClientURL(), creds.Option())
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
-		return nc
-	}
-	control := connect(auth.RoleControl)
-	cfg.NATSSocket = sockDir
-	cfg.CredsDir = t.TempDir()
-	require.NoError(t, os.Chmod(cfg.CredsDir, 0o755))
-	w, err := orchestrator.NewWorker(t.Context(), control, docker.NewRuntime(env.docker).Engine(), cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	require.NoError(t, err)
-	wctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(wctx) }()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-done)
-		ctx := context.Background()
-		left, _ := env.docker.List(ctx, runtime.LabelSystem+"="+cfg.System)
-		for _, c := range left {
-			_ = env.docker.Remove(ctx, c.ID)
-			_ = env.docker.RemoveVolume(ctx, runtime.VolumeName(c.Labels[runtime.LabelSandbox]))
-		}
-		nets, err := env.docker.Networks(ctx, runtime.LabelSystem+"="+cfg.System)
-		assert.NoError(t, err)
-		for _, n := range nets {
-			assert.NoError(t, env.docker.RemoveNetwork(ctx, n.Name))
-		}
-	})
-	return connect(auth.RoleClient)
-}
 
 // networkOf returns the one network a container is on and its address.
 func networkOf(t *testing.T, container string) (string, string) {
@@ -107,7 +43,7 @@ func TestEgressShards(t *testing.T) {
 	cfg.EgressNetwork = env.network + "-shard"
 	cfg.EgressShardCapacity = 2
 	cfg.DisksDir = ""
-	nc := shardSystem(t, cfg)
+	nc := ownSystem(t, cfg)
 
 	g, err := sdk.NewSandboxGroup(sdk.GroupConfig{ID: "it-shards", ComputeResources: schemas.ComputeResources{Memory: "256MiB"}}, sdk.WithConn(nc), sdk.WithCommandTimeout(5*time.Minute))
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,10 +18,17 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
-// newGroup returns a started group whose End runs at cleanup.
+// newGroup returns a started group of the test system whose End runs at
+// cleanup.
 func newGroup(t *testing.T, cfg sdk.GroupConfig, opts ...sdk.Option) *sdk.SandboxGroup {
 	t.Helper()
-	g, err := sdk.NewSandboxGroup(cfg, append([]sdk.Option{sdk.WithConn(env.nc), sdk.WithCommandTimeout(5 * time.Minute)}, opts...)...)
+	return newGroupOn(t, env.nc, cfg, opts...)
+}
+
+// newGroupOn is newGroup on the system that nc connects to.
+func newGroupOn(t *testing.T, nc *nats.Conn, cfg sdk.GroupConfig, opts ...sdk.Option) *sdk.SandboxGroup {
+	t.Helper()
+	g, err := sdk.NewSandboxGroup(cfg, append([]sdk.Option{sdk.WithConn(nc), sdk.WithCommandTimeout(5 * time.Minute)}, opts...)...)
 	require.NoError(t, err)
 	require.NoError(t, g.Start(t.Context()))
 	t.Cleanup(func() {

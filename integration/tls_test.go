@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/internal/docker"
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/auth"
@@ -97,12 +98,10 @@ func TestTLSRemoteClient(t *testing.T) {
 	require.NoError(t, err)
 	sock := t.TempDir()
 	require.NoError(t, os.Chmod(sock, 0o755))
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir, cfg.Auth, cfg.Socket = -1, t.TempDir(), a, filepath.Join(sock, "nats.sock")
-	cfg.TLS = natsd.TLSConfig{Cert: serverCert, Key: serverKey, ClientCA: p.caFile}
-	s, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	s := natstest.Start(t, natstest.Auth(a), func(c *natsd.Config) {
+		c.Socket = filepath.Join(sock, "nats.sock")
+		c.TLS = natsd.TLSConfig{Cert: serverCert, Key: serverKey, ClientCA: p.caFile}
+	})
 	url := strings.Replace(s.ClientURL(), "nats://", "tls://", 1)
 
 	// The worker, a control-plane client, also connects with TLS.

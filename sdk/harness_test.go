@@ -12,9 +12,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
@@ -32,16 +32,7 @@ type sandox struct {
 // startNATS starts an embedded NATS server with JetStream on a free port.
 func startNATS(t *testing.T) *server.Server {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Port = -1
-	cfg.StoreDir = t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ns.Shutdown()
-		ns.WaitForShutdown()
-	})
-	return ns
+	return natstest.Start(t)
 }
 
 // connect opens a NATS connection that the test closes at its end.

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/sandox/sandox/schemas"
 )
@@ -64,32 +63,4 @@ func (t Tool) Describe() schemas.ToolDescription {
 		Parameters:  t.Schema(),
 		Source:      t.Source,
 	}
-}
-
-// A tool's error is classed by the one set of error classes,
-// schemas.ErrorCode: it wraps a code with the detail the caller lacks
-// (fmt.Errorf("%w: old_string occurs twice", schemas.CodeInvalidArgs), or
-// "permission denied: %w" with schemas.CodeAccessDenied, or
-// schemas.CodeUnsupported), and the executor sends that code in the
-// observation. The two classes below have no code of their own: on the
-// wire they are tool_error, as any error a tool returns unclassified.
-var (
-	// ErrNotFound: a file, directory, session or process does not exist.
-	// It is not schemas.CodeNotFound, which says a group or a sandbox does
-	// not exist: a missing file is tool_error on the wire.
-	ErrNotFound = errors.New("not found")
-	// ErrTooLarge: the input or output exceeds a limit.
-	ErrTooLarge = errors.New("too large")
-)
-
-// ErrorCode returns the wire code of an error a tool returned: its class
-// (schemas.CodeOf), else timeout for a passed deadline, else tool_error.
-func ErrorCode(err error) schemas.ErrorCode {
-	if c, ok := schemas.CodeOf(err); ok {
-		return c
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return schemas.CodeTimeout
-	}
-	return schemas.CodeToolError
 }

@@ -43,12 +43,7 @@ pytest=$!
 
 echo "test: go test -race ./..." >&2
 status=0
-# TestPoolClaim runs on its own, after the rest: in a full run of the
-# integration package (and only there; with any one file's tests beside it
-# it passes) no start_group took its initial sandbox from the pool, a cause
-# not found yet (docs/pools.md, "Not done").
-go test -race -count=1 -timeout 30m -skip '^TestPoolClaim$' "$@" ./... || status=$?
-go test -race -count=1 -timeout 10m -run '^TestPoolClaim$' ./integration || status=$((status == 0 ? $? : status))
+go test -race -count=1 -timeout 30m "$@" ./... || status=$?
 
 echo "test: pytest (sdk/python)" >&2
 wait "$pytest" || status=$((status == 0 ? 1 : status))

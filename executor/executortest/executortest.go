@@ -19,9 +19,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/executor"
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -43,27 +43,13 @@ type Sandbox struct {
 // the test's cleanup. It fails the test when something does not start.
 func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Port = -1
-	cfg.StoreDir = t.TempDir()
-	ns, err := natsd.Start(cfg)
-	if err != nil {
-		t.Fatalf("start NATS: %v", err)
-	}
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatalf("connect to NATS: %v", err)
-	}
-	t.Cleanup(nc.Close)
+	ns := natstest.Start(t)
+	nc := natstest.Connect(t, ns)
 
 	// The jobs' and watches' streams, as the orchestrator makes them (only
 	// what they need of them): terminal_tools' jobs and filesystem_tools'
 	// watches publish into them.
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatalf("jetstream: %v", err)
-	}
+	js := natstest.JetStream(t, nc)
 	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{
 		Name: schemas.JobStream, Subjects: []string{schemas.JobStreamSubjects},
 		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute,

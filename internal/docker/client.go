@@ -10,13 +10,12 @@ import (
 	"fmt"
 
 	"github.com/docker/docker/client"
+
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // ErrEngineUnavailable reports that no Docker engine answers.
 var ErrEngineUnavailable = errors.New("no Docker engine answers")
-
-// ErrNotFound reports a missing image, container, network or volume.
-var ErrNotFound = errors.New("not found")
 
 // Client talks to one Docker engine. It is safe for concurrent use.
 type Client struct {
@@ -82,7 +81,7 @@ func (c *Client) Host(ctx context.Context) (Host, error) {
 
 func notFound(err error, what string) error {
 	if client.IsErrNotFound(err) {
-		return fmt.Errorf("%s: %w", what, ErrNotFound)
+		return fmt.Errorf("%s: %w", what, runtime.ErrNotFound)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

@@ -155,7 +155,7 @@ type State struct {
 	Ports map[string]string
 }
 
-// Inspect returns the container's state; a missing container wraps ErrNotFound.
+// Inspect returns the container's state; a missing container wraps runtime.ErrNotFound.
 func (c *Client) Inspect(ctx context.Context, id string) (State, error) {
 	info, err := c.api.ContainerInspect(ctx, id)
 	if err != nil {

@@ -15,7 +15,9 @@ import (
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
+
 	"github.com/sandox/sandox/internal/buildctx"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 // BuildSpec is an image to build from an in-memory build context.
@@ -33,7 +35,7 @@ type BuildSpec struct {
 	BuildArgs map[string]string
 }
 
-// ImageID returns the id of the image ref, or an error wrapping ErrNotFound.
+// ImageID returns the id of the image ref, or an error wrapping runtime.ErrNotFound.
 func (c *Client) ImageID(ctx context.Context, ref string) (string, error) {
 	img, err := c.api.ImageInspect(ctx, ref)
 	if err != nil {
@@ -160,7 +162,7 @@ func ContextHash(files map[string][]byte, base string) string { return buildctx.
 
 // NewestTag returns the most recently created image of repo (say
 // "sandox/neo4j") on the engine, as repo:tag, or an error wrapping
-// ErrNotFound when the engine has none.
+// runtime.ErrNotFound when the engine has none.
 func (c *Client) NewestTag(ctx context.Context, repo string) (string, error) {
 	imgs, err := c.api.ImageList(ctx, image.ListOptions{Filters: filters.NewArgs(filters.Arg("reference", repo))})
 	if err != nil {
@@ -174,5 +176,5 @@ func (c *Client) NewestTag(ctx context.Context, repo string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("no image of %s: %w", repo, ErrNotFound)
+	return "", fmt.Errorf("no image of %s: %w", repo, runtime.ErrNotFound)
 }

@@ -37,16 +37,10 @@ func (c *Client) Unpause(ctx context.Context, id string) error {
 
 // Pause freezes a container's processes (runtime.Freezer).
 func (r *Runtime) Pause(ctx context.Context, id string) error {
-	if err := r.c.Pause(ctx, id); err != nil {
-		return orchestratorError(err)
-	}
-	return nil
+	return r.c.Pause(ctx, id)
 }
 
 // Unpause thaws a container's processes (runtime.Freezer).
 func (r *Runtime) Unpause(ctx context.Context, id string) error {
-	if err := r.c.Unpause(ctx, id); err != nil {
-		return orchestratorError(err)
-	}
-	return nil
+	return r.c.Unpause(ctx, id)
 }

@@ -26,19 +26,9 @@ var _ runtime.Runtime = (*Runtime)(nil)
 // NewRuntime returns the orchestrator's runtime on the engine c talks to.
 func NewRuntime(c *Client) *Runtime { return &Runtime{c: c} }
 
-// orchestratorError marks a missing object with runtime.ErrNotFound,
-// keeping the cause.
-func orchestratorError(err error) error {
-	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%w: %w", runtime.ErrNotFound, err)
-	}
-	return err
-}
-
 // ImageID returns the id of the image ref.
 func (r *Runtime) ImageID(ctx context.Context, ref string) (string, error) {
-	id, err := r.c.ImageID(ctx, ref)
-	return id, orchestratorError(err)
+	return r.c.ImageID(ctx, ref)
 }
 
 // Build builds an image from spec's in-memory context.
@@ -79,12 +69,12 @@ func (r *Runtime) Create(ctx context.Context, spec runtime.ContainerSpec) (strin
 
 // Start starts a created container.
 func (r *Runtime) Start(ctx context.Context, id string) error {
-	return orchestratorError(r.c.Start(ctx, id))
+	return r.c.Start(ctx, id)
 }
 
 // Restart kills a container's processes and starts it again.
 func (r *Runtime) Restart(ctx context.Context, id string) error {
-	return orchestratorError(r.c.Restart(ctx, id))
+	return r.c.Restart(ctx, id)
 }
 
 // Kill stops a container at once with SIGKILL.
@@ -97,7 +87,7 @@ func (r *Runtime) Remove(ctx context.Context, id string) error { return r.c.Remo
 func (r *Runtime) Inspect(ctx context.Context, id string) (runtime.ContainerState, error) {
 	s, err := r.c.Inspect(ctx, id)
 	if err != nil {
-		return runtime.ContainerState{}, orchestratorError(err)
+		return runtime.ContainerState{}, err
 	}
 	return containerState(s), nil
 }
@@ -129,15 +119,13 @@ func containerState(s State) runtime.ContainerState {
 
 // Logs returns the last tail lines a container wrote.
 func (r *Runtime) Logs(ctx context.Context, id string, tail int) (string, error) {
-	out, err := r.c.Logs(ctx, id, tail)
-	return out, orchestratorError(err)
+	return r.c.Logs(ctx, id, tail)
 }
 
 // Stats reads a container's CPU, memory and process use; it blocks for
 // about a second.
 func (r *Runtime) Stats(ctx context.Context, id string) (schemas.SandboxUsage, error) {
-	u, err := r.c.Stats(ctx, id)
-	return u, orchestratorError(err)
+	return r.c.Stats(ctx, id)
 }
 
 // CreateVolume creates a local volume; with a device it mounts that device.
@@ -200,7 +188,7 @@ func (r *Runtime) EnsureNetwork(ctx context.Context, name string, labels map[str
 func (r *Runtime) ContainerIP(ctx context.Context, id, network string) (string, error) {
 	st, err := r.c.Inspect(ctx, id)
 	if err != nil {
-		return "", orchestratorError(err)
+		return "", err
 	}
 	ip := st.IPs[network]
 	if ip == "" {

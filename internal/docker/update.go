@@ -29,5 +29,5 @@ func (c *Client) Update(ctx context.Context, id string, nanoCPUs, memory, pids i
 
 // Update sets a running container's limits (runtime.ResourceUpdater).
 func (r *Runtime) Update(ctx context.Context, id string, l runtime.ResourceLimits) error {
-	return orchestratorError(r.c.Update(ctx, id, l.NanoCPUs, l.MemoryBytes, l.PIDs))
+	return r.c.Update(ctx, id, l.NanoCPUs, l.MemoryBytes, l.PIDs)
 }

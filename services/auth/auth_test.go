@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/natsd"
 )
 
 // startServer starts an embedded server under a fresh authority.
@@ -21,12 +21,7 @@ func startServer(t *testing.T) (*server.Server, *auth.Authority) {
 	t.Helper()
 	a, err := auth.NewAuthority()
 	require.NoError(t, err)
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir, cfg.Auth = -1, t.TempDir(), a
-	s, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return s, a
+	return natstest.Start(t, natstest.Auth(a)), a
 }
 
 // conn connects with creds and returns the connection and the errors the
@@ -207,22 +202,15 @@ func TestRevokeDropsAndRefuses(t *testing.T) {
 func TestRevocationOutlivesRestart(t *testing.T) {
 	a, err := auth.NewAuthority()
 	require.NoError(t, err)
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir, cfg.Auth = -1, t.TempDir(), a
-	s, err := natsd.Start(cfg)
-	require.NoError(t, err)
+	store := t.TempDir()
+	s := natstest.Start(t, natstest.Auth(a), natstest.StoreDir(store))
 	control, err := nats.Connect(s.ClientURL(), mint(t, a, auth.RoleControl, "").Option())
 	require.NoError(t, err)
 	file, err := auth.Client{NC: control}.MintSandbox(context.Background(), "sb-p", false)
 	require.NoError(t, err)
 	require.NoError(t, auth.Client{NC: control}.RevokeSandbox(context.Background(), "sb-p"))
 	control.Close()
-	s.Shutdown()
-	s.WaitForShutdown()
-
-	s, err = natsd.Start(cfg)
-	require.NoError(t, err)
-	defer s.Shutdown()
+	s = natstest.Restart(t, s, natstest.Auth(a), natstest.StoreDir(store))
 	creds, err := auth.ParseCreds(file)
 	require.NoError(t, err)
 	_, err = nats.Connect(s.ClientURL(), creds.Option(), nats.NoReconnect())

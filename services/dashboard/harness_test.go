@@ -14,8 +14,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/natsd"
 )
 
 // system is an embedded NATS server with the streams and buckets an
@@ -34,19 +34,11 @@ type system struct {
 // ends.
 func startSystem(t *testing.T, opts Options) *system {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Port = -1
-	cfg.StoreDir = t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
+	ns := natstest.Start(t)
+	nc := natstest.Connect(t, ns, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	js := natstest.JetStream(t, nc)
 	ctx := t.Context()
-	_, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: schemas.EventStream, Subjects: schemas.EventSubjects(), Storage: jetstream.MemoryStorage})
+	_, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: schemas.EventStream, Subjects: schemas.EventSubjects(), Storage: jetstream.MemoryStorage})
 	require.NoError(t, err)
 	for _, b := range []string{schemas.HostsBucket, schemas.GroupBucket, schemas.SandboxBucket} {
 		_, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: b, Storage: jetstream.MemoryStorage})

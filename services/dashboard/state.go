@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -12,8 +11,9 @@ import (
 )
 
 // ErrNotFound reports a group or sandbox that is not recorded (and, for a
-// sandbox, has no history in the audit log either).
-var ErrNotFound = errors.New("not found")
+// sandbox, has no history in the audit log either). It is the not-found
+// class of the one set of error classes, schemas.CodeNotFound.
+var ErrNotFound error = schemas.CodeNotFound
 
 // State is what the buckets hold (audit.ReadState), with the look-ups the
 // pages make.

@@ -11,9 +11,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/natsd"
 )
 
 // system is an embedded NATS server with the audit stream and the buckets
@@ -29,18 +29,10 @@ type system struct {
 // ends.
 func startSystem(t *testing.T) *system {
 	t.Helper()
-	cfg := natsd.DefaultConfig()
-	cfg.Port = -1
-	cfg.StoreDir = t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	_, err = js.CreateStream(t.Context(), jetstream.StreamConfig{Name: schemas.EventStream, Subjects: schemas.EventSubjects(), Storage: jetstream.MemoryStorage})
+	ns := natstest.Start(t)
+	nc := natstest.Connect(t, ns, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	js := natstest.JetStream(t, nc)
+	_, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: schemas.EventStream, Subjects: schemas.EventSubjects(), Storage: jetstream.MemoryStorage})
 	require.NoError(t, err)
 	for _, b := range []string{schemas.HostsBucket, schemas.GroupBucket, schemas.SandboxBucket} {
 		_, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: b, Storage: jetstream.MemoryStorage})

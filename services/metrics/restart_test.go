@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/natsd"
 )
 
 // TestNATSRestart stops the NATS server under a running exporter and
@@ -21,17 +21,11 @@ import (
 // it is back the exporter reads the stream again from its start and counts
 // only the new entries, none twice.
 func TestNATSRestart(t *testing.T) {
-	cfg := natsd.DefaultConfig()
-	cfg.Port = -1
-	cfg.StoreDir = t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	_, err = js.CreateStream(t.Context(), jetstream.StreamConfig{Name: schemas.EventStream, Subjects: schemas.EventSubjects(), Storage: jetstream.FileStorage})
+	store := t.TempDir()
+	ns := natstest.Start(t, natstest.StoreDir(store))
+	nc := natstest.Connect(t, ns, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	js := natstest.JetStream(t, nc)
+	_, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: schemas.EventStream, Subjects: schemas.EventSubjects(), Storage: jetstream.FileStorage})
 	require.NoError(t, err)
 	s := &system{nc: nc, js: js}
 	s.exp = s.run(t)
@@ -54,10 +48,7 @@ func TestNATSRestart(t *testing.T) {
 	poll.Until(t, 20*time.Second, "sandox_up to say the stream cannot be read", func() bool { return up() == 0 })
 	assert.Equal(t, 2.0, count(), "the counters stand still while NATS is down")
 
-	cfg.Port = port
-	ns, err = natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(ns.Shutdown)
+	natstest.Start(t, natstest.StoreDir(store), natstest.Port(port))
 	poll.Until(t, 20*time.Second, "the client to reconnect", nc.IsConnected)
 	waitSeq(t, s.exp, started("sb-3"))
 	poll.Until(t, 20*time.Second, "sandox_up to say the stream is read again", func() bool { return up() == 1 })

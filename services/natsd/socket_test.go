@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
 )
@@ -24,13 +25,9 @@ func (d unixDialer) Dial(_, _ string) (net.Conn, error) { return net.Dial("unix"
 func TestSocketServesClientsWithCredentials(t *testing.T) {
 	a, err := auth.NewAuthority()
 	require.NoError(t, err)
-	cfg := natsd.DefaultConfig()
-	cfg.Port, cfg.StoreDir, cfg.Auth = -1, t.TempDir(), a
-	cfg.Socket = filepath.Join(t.TempDir(), "nats.sock")
-	s, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	dial := nats.SetCustomDialer(unixDialer{cfg.Socket})
+	socket := filepath.Join(t.TempDir(), "nats.sock")
+	s := natstest.Start(t, natstest.Auth(a), func(c *natsd.Config) { c.Socket = socket })
+	dial := nats.SetCustomDialer(unixDialer{socket})
 
 	t.Run("without credentials refused", func(t *testing.T) {
 		_, err := nats.Connect("nats://socket:4222", dial, nats.NoReconnect())

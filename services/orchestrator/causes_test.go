@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 func TestWireErrorKeepsTheCause(t *testing.T) {
@@ -18,6 +19,17 @@ func TestWireErrorKeepsTheCause(t *testing.T) {
 		assert.Equal(t, schemas.CodeNotFound, we.Code)
 		assert.ErrorIs(t, we, schemas.CodeNotFound, "the class")
 		assert.ErrorIs(t, we, errEngine, "the cause")
+	})
+	t.Run("a runtime's not-found is internal on the wire", func(t *testing.T) {
+		// runtime.ErrNotFound is schemas.CodeNotFound in process; on the
+		// wire not_found says a group or sandbox does not exist, which a
+		// missing container is not.
+		err := fmt.Errorf("inspect sandox-sb-1: %w", runtime.ErrNotFound)
+		assert.ErrorIs(t, err, schemas.CodeNotFound, "one class in process")
+		we := wireError(err)
+		assert.Equal(t, schemas.CodeInternal, we.Code)
+		assert.Equal(t, "inspect sandox-sb-1: not found", we.Message)
+		assert.ErrorIs(t, we, runtime.ErrNotFound, "the cause")
 	})
 	t.Run("any other error is internal and kept", func(t *testing.T) {
 		we := wireError(fmt.Errorf("inspect: %w", errEngine))

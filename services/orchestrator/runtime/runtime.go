@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"io"
 	"time"
 
@@ -83,9 +82,15 @@ type Runtime interface {
 	HostReader
 }
 
-// ErrNotFound reports an image, container or volume the runtime does not
-// have.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound reports an image, container, network or volume the runtime
+// does not have. It is the not-found class of the one set of error
+// classes, schemas.CodeNotFound (its words: "not found"): a runtime wraps
+// it with the object it looked for, and errors.Is(err, ErrNotFound) and
+// errors.Is(err, schemas.CodeNotFound) are the same test. The worker does
+// not pass such an error on as a not_found answer: wireError makes any
+// error without a *schemas.Error internal, since not_found on the wire
+// says that a group or sandbox does not exist.
+var ErrNotFound error = schemas.CodeNotFound
 
 // ImageBuild is an image to build from an in-memory build context.
 type ImageBuild struct {

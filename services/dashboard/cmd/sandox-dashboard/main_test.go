@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/natsd"
 )
 
 // freeAddr returns a loopback address nothing listens on.
@@ -31,12 +31,7 @@ func freeAddr(t *testing.T) string {
 // settings from the environment, against an embedded NATS: the page wants
 // the token of the file, and the command stops when its context ends.
 func TestRunServesWithToken(t *testing.T) {
-	cfg := natsd.DefaultConfig()
-	cfg.Port = -1
-	cfg.StoreDir = t.TempDir()
-	ns, err := natsd.Start(cfg)
-	require.NoError(t, err)
-	t.Cleanup(ns.Shutdown)
+	ns := natstest.Start(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	require.NoError(t, os.WriteFile(tokenFile, []byte("s3cret\n"), 0o400))
