@@ -72,8 +72,8 @@ func (w *Worker) withIdentity(spec *runtime.ContainerSpec, sandboxID string) {
 	}
 	if schemas.IsPoolID(sandboxID) {
 		// A pooled sandbox's credentials are replaced when it is claimed:
-		// it gets a directory, in which the file can be (poolCredsDir).
-		spec.Binds = append(spec.Binds, runtime.Bind{Source: w.poolCredsDir(sandboxID), Target: filepath.Dir(SandboxCredsPath), ReadOnly: true})
+		// it gets a directory, in which the file can be (pool.Pools.CredsDir).
+		spec.Binds = append(spec.Binds, runtime.Bind{Source: w.pools.CredsDir(sandboxID), Target: filepath.Dir(SandboxCredsPath), ReadOnly: true})
 		return
 	}
 	spec.Binds = append(spec.Binds, runtime.Bind{Source: w.credsFile(sandboxID), Target: SandboxCredsPath, ReadOnly: true})

@@ -11,6 +11,7 @@ import (
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/services/orchestrator/cleanup"
 	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
@@ -40,7 +41,7 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command, forward
 	}
 	unlockSandbox := w.locks.lock(sandboxKey(spec.ID))
 	defer unlockSandbox()
-	if st, ok, err := w.claimPooled(ctx, g, spec, cmd.ID); ok {
+	if st, ok, err := w.pools.Claim(ctx, g, spec, cmd.ID); ok {
 		if err != nil {
 			return schemas.CommandResult{}, err
 		}
@@ -178,7 +179,7 @@ func (w *Worker) labels(st *schemas.SandboxStatus) map[string]string {
 	if w.cfg.System != "" {
 		l[runtime.LabelSystem] = w.cfg.System
 	}
-	poolLabels(l, st)
+	pool.Labels(l, st)
 	return l
 }
 

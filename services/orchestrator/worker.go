@@ -20,6 +20,7 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/groupdb"
 	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/placement"
+	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
@@ -47,8 +48,8 @@ type Worker struct {
 	disks   diskPool
 	// egress runs the allowlist proxies of this worker's sandboxes.
 	egress egress.Proxies
-	// pools hold this worker's warm sandboxes (pool.go).
-	pools *poolSet
+	// pools hold this worker's warm sandboxes.
+	pools *pool.Pools
 	// isolation puts each sandbox on the network its egress policy
 	// allows.
 	isolation *egressnet.Isolation
@@ -89,10 +90,7 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
-	if p := defaultPool(cfg); p != nil {
-		w.pools.set("", p)
-	}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), hostName: host}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	// A new sandbox is placed on a host heard from within three
 	// heartbeats, so that a host that has just died gets no creates while
@@ -113,6 +111,10 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 		}
 	}
 	w.isolation = egressnet.NewIsolation(cfg.NATSSocket, cfg.EgressNetwork, shards, &w.egress, w.log)
+	w.pools = pool.New(pool.Config{
+		Worker: cfg.Worker, Host: host, Size: cfg.PoolSize, Compute: cfg.PoolCompute, Idle: cfg.PoolIdle,
+		CanUpdate: e.Updater != nil, CredsDir: cfg.CredsDir,
+	}, pool.Parts{Maker: poolSandboxes{w}, Claimer: poolSandboxes{w}, Measure: w.host, Egress: w.isolation}, st, nc, w.log)
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
 	}
@@ -156,7 +158,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.databases.Reconcile(ctx)
 	w.markLost(ctx)
 	w.cleanLost(ctx)
-	w.reapPools(ctx, true)
+	w.pools.Reap(ctx, true)
 	w.removeForeign(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
@@ -179,7 +181,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { w.sweepLifetimes(stopped) })
 	bg.Go(func() { images.CollectEvery(stopped, w.imageStore, w.cfg.ImageGC, w.log) })
 	bg.Go(func() { w.runHosts(stopped) })
-	bg.Go(func() { w.runPool(stopped) })
+	bg.Go(func() { w.pools.Run(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		for _, it := range iters {
