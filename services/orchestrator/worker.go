@@ -56,6 +56,8 @@ type Worker struct {
 	// hostName is the worker's host (Config.Host, or its engine's id):
 	// its sandboxes are placed there and only its workers act on them.
 	hostName string
+	// hosts heartbeats the worker's host and marks silent hosts lost.
+	hosts *placement.Hosts
 	// placer chooses the host of each new sandbox.
 	placer *placement.Placer
 	// databases runs the groups' database containers.
@@ -96,6 +98,8 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 	// heartbeats, so that a host that has just died gets no creates while
 	// it waits to be marked lost (HostLostAfter).
 	w.placer = placement.New(st, host, min(3*cfg.HostHeartbeat, cfg.HostLostAfter))
+	w.hosts = placement.NewHosts(placement.HostsConfig{Worker: cfg.Worker, Host: host, Heartbeat: cfg.HostHeartbeat, LostAfter: cfg.HostLostAfter},
+		st, e.Runtime, w.host, hostLoss{w}, w.log)
 	w.databases = groupdb.New(groupdb.Config{
 		Network: cfg.DatabaseNetwork, System: cfg.System, Host: host,
 		Neo4jImage: cfg.Neo4jImage, QdrantImage: cfg.QdrantImage, QdrantDataDir: cfg.QdrantDataDir,
@@ -137,7 +141,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	// The host is recorded before anything is placed, so that a create
 	// this worker takes can be placed here.
-	if err := w.heartbeat(ctx); err != nil {
+	if err := w.hosts.Heartbeat(ctx); err != nil {
 		w.log.Warn("host heartbeat", "err", err)
 	}
 	w.reconcile(ctx)
@@ -180,7 +184,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { w.watch(stopped) })
 	bg.Go(func() { w.sweepLifetimes(stopped) })
 	bg.Go(func() { images.CollectEvery(stopped, w.imageStore, w.cfg.ImageGC, w.log) })
-	bg.Go(func() { w.runHosts(stopped) })
+	bg.Go(func() { w.hosts.Run(stopped) })
 	bg.Go(func() { w.pools.Run(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
