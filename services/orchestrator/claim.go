@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/lifetime"
 	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
@@ -38,7 +39,7 @@ func (m poolSandboxes) Claim(ctx context.Context, p schemas.SandboxStatus, req p
 		FromPool:    true,
 		PoolID:      p.ID,
 	}
-	setLifetime(&st, req.Spec, time.Now().UTC())
+	lifetime.Set(&st, req.Spec, time.Now().UTC())
 	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
 		return schemas.SandboxStatus{}, pool.GivenBack, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/lifetime"
 	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
@@ -27,7 +28,7 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 	}
 	g := schemas.GroupStatus{ID: spec.ID, State: schemas.GroupCreated, Spec: spec, Sandboxes: []string{}, CreatedAt: time.Now().UTC()}
 	if spec.TTLSeconds > 0 {
-		g.ExpiresAt = g.CreatedAt.Add(seconds(spec.TTLSeconds))
+		g.ExpiresAt = g.CreatedAt.Add(lifetime.Seconds(spec.TTLSeconds))
 	}
 	if err := w.store.CreateGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
@@ -259,7 +260,10 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
-		return schemas.CommandResult{}, ignoreNotFound(err)
+		if errors.Is(err, schemas.CodeNotFound) {
+			return schemas.CommandResult{}, nil // ended meanwhile
+		}
+		return schemas.CommandResult{}, err
 	}
 	ended, err := w.endGroupHere(ctx, g, cmd.ID, false)
 	return schemas.CommandResult{Sandboxes: ended}, err

@@ -11,6 +11,7 @@ import (
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/services/orchestrator/cleanup"
 	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/lifetime"
 	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
@@ -97,7 +98,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		Egress:    &egressPolicy,
 		CreatedBy: cmdID,
 	}
-	setLifetime(&st, spec, time.Now().UTC())
+	lifetime.Set(&st, spec, time.Now().UTC())
 	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
 		prev, done, rerr := w.redeliveredCreate(ctx, g, st.ID, cmdID, err)
 		if done {

@@ -19,6 +19,7 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/groupdb"
 	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/lifetime"
 	"github.com/sandox/sandox/services/orchestrator/placement"
 	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
@@ -56,6 +57,8 @@ type Worker struct {
 	// hostName is the worker's host (Config.Host, or its engine's id):
 	// its sandboxes are placed there and only its workers act on them.
 	hostName string
+	// lifetimes ends the sandboxes and groups whose lifetime is over.
+	lifetimes *lifetime.Sweeper
 	// hosts heartbeats the worker's host and marks silent hosts lost.
 	hosts *placement.Hosts
 	// placer chooses the host of each new sandbox.
@@ -98,6 +101,7 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 	// heartbeats, so that a host that has just died gets no creates while
 	// it waits to be marked lost (HostLostAfter).
 	w.placer = placement.New(st, host, min(3*cfg.HostHeartbeat, cfg.HostLostAfter))
+	w.lifetimes = lifetime.New(st, js, w.publishEvent, cfg.LifetimeInterval, w.log)
 	w.hosts = placement.NewHosts(placement.HostsConfig{Worker: cfg.Worker, Host: host, Heartbeat: cfg.HostHeartbeat, LostAfter: cfg.HostLostAfter},
 		st, e.Runtime, w.host, hostLoss{w}, w.log)
 	w.databases = groupdb.New(groupdb.Config{
@@ -182,7 +186,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		bg.Wait()
 	}()
 	bg.Go(func() { w.watch(stopped) })
-	bg.Go(func() { w.sweepLifetimes(stopped) })
+	bg.Go(func() { w.lifetimes.Run(stopped) })
 	bg.Go(func() { images.CollectEvery(stopped, w.imageStore, w.cfg.ImageGC, w.log) })
 	bg.Go(func() { w.hosts.Run(stopped) })
 	bg.Go(func() { w.pools.Run(stopped) })
