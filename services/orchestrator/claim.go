@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/sandox/sandox/schemas"
@@ -49,8 +48,8 @@ func (m poolSandboxes) Claim(ctx context.Context, p schemas.SandboxStatus, req p
 	if err := m.becomeClaimed(ctx, p, &st); err != nil {
 		w.log.Warn("a claim from the warm pool failed; creating the sandbox afresh", "sandbox", st.ID, "pool", p.ID, "command", req.CommandID, "err", err)
 		undo := w.pooledResources(p.ID, p.Container)
-		undo.Push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
-		undo.Push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
+		undo.Push(resLedger, func(ctx context.Context) error { return w.ledger.Release(ctx, st.ID) })
+		undo.Push(resIdentity, func(ctx context.Context) error { return w.ids.Revoke(ctx, st.ID) })
 		undo.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, st.ID) })
 		if cerr := undo.Run(ctx); cerr != nil {
 			w.log.Error("a failed claim left resources behind", "sandbox", st.ID, "pool", p.ID, "err", cerr)
@@ -69,11 +68,7 @@ func (m poolSandboxes) Claim(ctx context.Context, p schemas.SandboxStatus, req p
 // sandbox id with the claimed limits, in one update: the claim needs no
 // more room than the pool already holds, beyond what its limits add.
 func (m poolSandboxes) swapAllocation(ctx context.Context, poolID, id string, s pool.Shape, overcommit float64) error {
-	key, err := m.w.engineKey(ctx)
-	if err != nil {
-		return err
-	}
-	return m.w.store.UpdateLedger(ctx, key, func(l *resources.Ledger) error {
+	return m.w.ledger.Update(ctx, func(l *resources.Ledger) error {
 		l.Release(poolID)
 		return l.Admit(id, s.Limits, s.Host, overcommit)
 	})
@@ -111,20 +106,18 @@ func (m poolSandboxes) becomeClaimed(ctx context.Context, p schemas.SandboxStatu
 // executor serves st's subjects. It returns the executor's ready answer.
 func (m poolSandboxes) handOver(ctx context.Context, p, st schemas.SandboxStatus) (schemas.ExecutorReady, error) {
 	w := m.w
-	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
+	if err := w.ids.Mint(ctx, st.ID, st.Databases...); err != nil {
 		return schemas.ExecutorReady{}, err
 	}
-	if err := w.copyCreds(p.ID, st.ID); err != nil {
+	if err := w.ids.CopyToPool(p.ID, st.ID); err != nil {
 		return schemas.ExecutorReady{}, err
 	}
 	data, err := json.Marshal(schemas.PoolClaim{SandboxID: st.ID, GroupID: st.GroupID, Families: st.Families})
 	if err != nil {
 		return schemas.ExecutorReady{}, err
 	}
-	if dir := w.pools.CredsDir(p.ID); dir != "" {
-		if err := writeCreds(filepath.Join(dir, schemas.ClaimFile), data); err != nil {
-			return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
-		}
+	if err := w.ids.WriteToPool(p.ID, schemas.ClaimFile, data); err != nil {
+		return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
 	}
 	rw, err := w.watchReady(st.ID)
 	if err != nil {
@@ -141,7 +134,7 @@ func (m poolSandboxes) handOver(ctx context.Context, p, st schemas.SandboxStatus
 		return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
 	}
 	revoked := make(chan error, 1)
-	go func() { revoked <- w.revokeIdentity(ctx, p.ID) }()
+	go func() { revoked <- w.ids.Revoke(ctx, p.ID) }()
 	ready, err := w.awaitReady(ctx, st, rw)
 	if rerr := <-revoked; rerr != nil {
 		err = errors.Join(err, fmt.Errorf("revoke the pool identity of %s: %w", p.ID, rerr))

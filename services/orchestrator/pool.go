@@ -3,9 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator/cleanup"
@@ -73,21 +70,16 @@ func (m poolSandboxes) Fill(ctx context.Context, src pool.Source) (_ string, err
 			w.log.Error("a failed pool fill left resources behind", "sandbox", id, "err", cerr)
 		}
 	}()
-	if err := w.admit(ctx, id, limits, host, src.Overcommit); err != nil {
+	if err := w.ledger.Admit(ctx, id, limits, host, src.Overcommit); err != nil {
 		return "", err
 	}
-	if dir := w.pools.CredsDir(id); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", fmt.Errorf("credentials of pooled sandbox %s: %w", id, err)
-		}
-		if err := os.Chown(dir, sandboxUID, sandboxUID); err != nil {
-			return "", fmt.Errorf("credentials of pooled sandbox %s: %w", id, err)
-		}
+	if err := w.ids.MakePoolDir(id); err != nil {
+		return "", err
 	}
 	if err := w.createContainer(ctx, &st, src.Tools, undo); err != nil {
 		return "", err
 	}
-	if err := w.copyCreds(id, id); err != nil {
+	if err := w.ids.CopyToPool(id, id); err != nil {
 		return "", err
 	}
 	rw, err := w.watchReady(id)
@@ -116,24 +108,7 @@ func (m poolSandboxes) Remove(ctx context.Context, poolID string) error {
 
 // Revoke revokes the identity of sandbox id.
 func (m poolSandboxes) Revoke(ctx context.Context, id string) error {
-	return m.w.revokeIdentity(ctx, id)
-}
-
-// copyCreds writes the credentials of sandbox id into the credentials
-// directory of pooled sandbox poolID.
-func (w *Worker) copyCreds(poolID, id string) error {
-	dir := w.pools.CredsDir(poolID)
-	if dir == "" {
-		return nil
-	}
-	creds, err := os.ReadFile(w.credsFile(id))
-	if err == nil {
-		err = writeCreds(filepath.Join(dir, filepath.Base(SandboxCredsPath)), creds)
-	}
-	if err != nil {
-		return fmt.Errorf("credentials of pooled sandbox %s: %w", poolID, err)
-	}
-	return nil
+	return m.w.ids.Revoke(ctx, id)
 }
 
 // pooledResources is the undo stack of pooled sandbox poolID (whose
@@ -144,7 +119,7 @@ func (w *Worker) copyCreds(poolID, id string) error {
 func (w *Worker) pooledResources(poolID, container string) *cleanup.Stack {
 	c := &cleanup.Stack{}
 	c.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, poolID) })
-	c.Push(resLedger, func(ctx context.Context) error { return w.release(ctx, poolID) })
+	c.Push(resLedger, func(ctx context.Context) error { return w.ledger.Release(ctx, poolID) })
 	c.Push(resDisk, func(context.Context) error { return w.detachDisk(poolID) })
 	c.Push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, runtime.VolumeName(poolID)) })
 	c.Push(resEgress, func(context.Context) error { return w.egress.Close(poolID) })
@@ -153,11 +128,7 @@ func (w *Worker) pooledResources(poolID, container string) *cleanup.Stack {
 	}
 	c.Push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
 	c.Push(resIdentity, func(ctx context.Context) error {
-		err := w.revokeIdentity(ctx, poolID)
-		if dir := w.pools.CredsDir(poolID); dir != "" {
-			err = errors.Join(err, os.RemoveAll(dir))
-		}
-		return err
+		return errors.Join(w.ids.Revoke(ctx, poolID), w.ids.RemovePoolDir(poolID))
 	})
 	return c
 }

@@ -104,7 +104,7 @@ func TestPoolClaim(t *testing.T) {
 	assert.Equal(t, st.Container, stored.Container)
 	assert.Contains(t, h.ledger(), "sb1")
 	assert.NotContains(t, h.ledger(), st.PoolID, "the pool's allocation moved to the sandbox")
-	assert.NoFileExists(t, filepath.Join(h.cfg.CredsDir, st.PoolID+credsSuffix), "the pool identity's file is gone")
+	assert.NoFileExists(t, filepath.Join(h.cfg.CredsDir, st.PoolID+".creds"), "the pool identity's file is gone")
 	h.eventually("the pool refills", func() bool { return h.w.pools.Ready("") == 2 })
 
 	// A restart serves the claimed sandbox again, from the claim file.
@@ -127,7 +127,7 @@ func TestPoolClaim(t *testing.T) {
 func TestPoolIdentityRevoked(t *testing.T) {
 	h := newPoolHarness(t, 1)
 	poolID := h.pooled()[0]
-	poolCreds, err := os.ReadFile(h.w.credsFile(poolID))
+	poolCreds, err := os.ReadFile(h.w.ids.File(poolID))
 	require.NoError(t, err)
 	credsFile := filepath.Join(t.TempDir(), "pool.creds")
 	require.NoError(t, os.WriteFile(credsFile, poolCreds, 0o600))
@@ -236,7 +236,9 @@ func TestPoolCountsAgainstAdmission(t *testing.T) {
 }
 
 func TestPoolShrinksWhenIdle(t *testing.T) {
-	h := newPoolHarness(t, 2, func(c *Config) { c.PoolIdle = 300 * time.Millisecond })
+	// The idle time leaves room to fill two sandboxes on a loaded machine
+	// first (each fill counts from the pool's last use).
+	h := newPoolHarness(t, 2, func(c *Config) { c.PoolIdle = 2 * time.Second })
 	h.eventually("the idle pool empties", func() bool {
 		containers, _ := h.rt.counts()
 		return h.w.pools.Ready("") == 0 && containers == 0 && len(h.ledger()) == 0

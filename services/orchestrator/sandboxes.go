@@ -119,8 +119,8 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	}()
 	undo.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, st.ID) })
 
-	undo.Push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
-	if err := w.admit(ctx, st.ID, limits, host, g.Spec.Overcommit); err != nil {
+	undo.Push(resLedger, func(ctx context.Context) error { return w.ledger.Release(ctx, st.ID) })
+	if err := w.ledger.Admit(ctx, st.ID, limits, host, g.Spec.Overcommit); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := w.createContainer(ctx, &st, files, undo); err != nil {
@@ -155,12 +155,12 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	if err := w.rt.CreateVolume(ctx, vol); err != nil {
 		return err
 	}
-	undo.Push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
-	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
+	undo.Push(resIdentity, func(ctx context.Context) error { return w.ids.Revoke(ctx, st.ID) })
+	if err := w.ids.Mint(ctx, st.ID, st.Databases...); err != nil {
 		return err
 	}
 	spec := w.containerSpec(st, labels)
-	w.withIdentity(&spec, st.ID)
+	w.ids.Bind(&spec, st.ID)
 	undo.Push(resEgress, func(context.Context) error { return w.egress.Close(st.ID) })
 	if err := w.isolation.Apply(ctx, &spec, st); err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/groupdb"
+	"github.com/sandox/sandox/services/orchestrator/identity"
 	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/lifetime"
 	"github.com/sandox/sandox/services/orchestrator/placement"
@@ -65,11 +66,11 @@ type Worker struct {
 	placer *placement.Placer
 	// databases runs the groups' database containers.
 	databases *groupdb.Databases
-	// engine caches the ledger key of the engine (see engineKey).
-	engine struct {
-		mu  sync.Mutex
-		key string
-	}
+	// ids mints and revokes the sandboxes' NATS identities.
+	ids *identity.Identities
+	// ledger is the engine's ledger, against which sandboxes are
+	// admitted.
+	ledger *state.EngineLedger
 }
 
 // NewWorker sets up the streams and buckets and returns a worker that
@@ -95,7 +96,8 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), hostName: host}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), hostName: host, ledger: state.NewEngineLedger(st, e.Runtime),
+		ids: identity.New(nc, cfg.CredsDir, cfg.NATSSocket != "", sandboxUID)}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	// A new sandbox is placed on a host heard from within three
 	// heartbeats, so that a host that has just died gets no creates while

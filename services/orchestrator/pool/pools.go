@@ -44,7 +44,9 @@ type Config struct {
 	// the pool's.
 	CanUpdate bool
 	// CredsDir holds the credentials directories of pooled sandboxes
-	// (CredsDir/<pool id>.d); "" when the worker writes none.
+	// (CredsDir/<pool id>.d, identity.Identities.PoolDir), which Reap
+	// removes when their sandbox's record is gone; "" when the worker
+	// writes none.
 	CredsDir string
 }
 

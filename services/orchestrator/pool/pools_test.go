@@ -534,7 +534,7 @@ func TestReap(t *testing.T) {
 	// A credentials directory whose pooled sandbox has no record.
 	stale := filepath.Join(tp.cfg.CredsDir, schemas.PoolIDPrefix+"gone.d")
 	require.NoError(t, os.Mkdir(stale, 0o700))
-	kept := tp.CredsDir(liveID)
+	kept := tp.credsDir(liveID)
 	require.NoError(t, os.Mkdir(kept, 0o700))
 
 	exists := func(id string) bool {
@@ -558,7 +558,7 @@ func TestReap(t *testing.T) {
 	assert.False(t, exists(ownID), "at start, those of its own name go too")
 	assert.NoDirExists(t, stale)
 	assert.DirExists(t, kept, "the directory of a pooled sandbox that has a record stays")
-	assert.Equal(t, "", (&Pools{}).CredsDir("x"), "no credentials directory")
+	assert.Equal(t, "", (&Pools{}).credsDir("x"), "no credentials directory")
 }
 
 func TestReapLogsFailures(t *testing.T) {

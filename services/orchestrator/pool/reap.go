@@ -91,10 +91,10 @@ func (s *Pools) release(ctx context.Context, p schemas.SandboxStatus) error {
 	return errors.Join(errs...)
 }
 
-// CredsDir returns the host directory bound at the credentials directory
-// of pooled sandbox poolID: a claim writes the claimed sandbox's
-// credentials there over the pool's. It is "" when cfg.CredsDir is.
-func (s *Pools) CredsDir(poolID string) string {
+// credsDir returns the credentials directory of pooled sandbox poolID,
+// as the orchestrator makes it (identity.Identities.PoolDir); "" when
+// cfg.CredsDir is.
+func (s *Pools) credsDir(poolID string) string {
 	if s.cfg.CredsDir == "" {
 		return ""
 	}
