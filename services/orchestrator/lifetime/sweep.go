@@ -104,7 +104,7 @@ func (s *Sweeper) Sweep(ctx context.Context) error {
 // overdue says why the sandbox's lifetime is over, or "".
 func (s *Sweeper) overdue(ctx context.Context, st schemas.SandboxStatus, now time.Time) string {
 	switch st.State {
-	case schemas.StateCreated, schemas.StateRunning, schemas.StateFailed:
+	case schemas.StateCreated, schemas.StateRunning, schemas.StateFailed, schemas.StatePaused:
 	default:
 		return ""
 	}
@@ -115,6 +115,9 @@ func (s *Sweeper) overdue(ctx context.Context, st schemas.SandboxStatus, now tim
 		return ""
 	}
 	last := st.StartedAt
+	if st.ResumedAt.After(last) {
+		last = st.ResumedAt // the time paused is not idle time
+	}
 	if b, ok := s.lastBatch(ctx, st.ID); ok && b.After(last) {
 		last = b
 	}

@@ -21,4 +21,7 @@ type Engine struct {
 	// ImageStore lists and removes images; without it images are never
 	// collected.
 	ImageStore ImageStore
+	// Freezer pauses and resumes sandboxes; without it pause_sandbox is
+	// refused as unsupported.
+	Freezer Freezer
 }
