@@ -37,29 +37,8 @@ var dashboardShot = flag.String("dashboard-screenshot", "", "write TestDashboard
 // shows its live use and its history, a dashboard with audit credentials
 // reads the same pages, and an unknown sandbox is a 404 page.
 func TestDashboard(t *testing.T) {
-	if _, err := os.Stat(web.DefaultChromium); err != nil {
-		t.Skipf("%s is not installed (build/scripts/test-deps.sh installs it)", web.DefaultChromium)
-	}
-	nc, err := connectAs(auth.RoleClient)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	dash, err := dashboard.New(nc, dashboard.Options{Refresh: 300 * time.Millisecond})
-	require.NoError(t, err)
-	done := make(chan struct{})
-	ctx := t.Context()
-	go func() {
-		defer close(done)
-		dash.Run(ctx)
-	}()
-	t.Cleanup(func() { <-done })
-	srv := httptest.NewServer(dash.Handler())
-	t.Cleanup(srv.Close)
-
-	page := openBrowser(t).MustPage("")
-	require.NoError(t, page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 1280, Height: 860, DeviceScaleFactor: 1}))
-	require.NoError(t, page.Navigate(srv.URL+"/"))
-	require.NoError(t, page.WaitLoad())
-	_, err = page.Timeout(10 * time.Second).Element("#hosts")
+	url, page := openDashboard(t)
+	_, err := page.Timeout(10 * time.Second).Element("#hosts")
 	require.NoError(t, err, "the overview shows its hosts")
 	// A reload would drop this mark.
 	_, err = page.Eval(`() => { window.sandoxMark = "same page" }`)
@@ -90,7 +69,7 @@ func TestDashboard(t *testing.T) {
 	screenshot(t, page)
 
 	t.Run("sandbox page shows live use and history", func(t *testing.T) {
-		require.NoError(t, page.Navigate(srv.URL+"/sandboxes/it-dash-1"))
+		require.NoError(t, page.Navigate(url+"/sandboxes/it-dash-1"))
 		require.NoError(t, page.WaitLoad())
 		_, err := page.Timeout(30 * time.Second).Element("#usage .use-memory")
 		require.NoError(t, err, "live use is read (%s)", text(t, page, "#usage"))
@@ -102,6 +81,20 @@ func TestDashboard(t *testing.T) {
 		mustOK(t, send(t, sb, `{"filesystem_tools.write_file": {"args": {"path": "seen.txt", "content": "x"}}}`)[0])
 		_, err = page.Timeout(30*time.Second).ElementR(`#feed tr[data-kind="observations"]`, "filesystem_tools.write_file")
 		require.NoError(t, err, "a new batch reaches the sandbox's page live")
+	})
+
+	t.Run("sandbox page lists its jobs", func(t *testing.T) {
+		job, _, err := sb.StartJob(t.Context(), "echo working; exit 3", sdk.JobOptions{ID: "it-dash-job"})
+		require.NoError(t, err)
+		exit, err := job.Wait(t.Context())
+		require.NoError(t, err)
+		require.Equal(t, 3, exit.ExitCode)
+		require.NoError(t, page.Navigate(url+"/sandboxes/it-dash-1"))
+		require.NoError(t, page.WaitLoad())
+		row := text(t, page, `#jobs tr[data-job="it-dash-job"]`)
+		assert.Contains(t, row, "echo working; exit 3")
+		assert.Contains(t, row, "exited")
+		assert.Contains(t, text(t, page, `#jobs tr[data-job="it-dash-job"] td.exit`), "3")
 	})
 
 	t.Run("audit credentials read everything but live use", func(t *testing.T) {
@@ -128,7 +121,7 @@ func TestDashboard(t *testing.T) {
 	})
 
 	t.Run("unknown sandbox is a 404 page", func(t *testing.T) {
-		require.NoError(t, page.Navigate(srv.URL+"/sandboxes/it-dash-nope"))
+		require.NoError(t, page.Navigate(url+"/sandboxes/it-dash-nope"))
 		require.NoError(t, page.WaitLoad())
 		assert.Contains(t, text(t, page, ".error-title"), "404")
 		assert.Contains(t, text(t, page, "#error-message"), `sandbox "it-dash-nope"`)

@@ -18,9 +18,9 @@ import (
 )
 
 // newGroup returns a started group whose End runs at cleanup.
-func newGroup(t *testing.T, cfg sdk.GroupConfig) *sdk.SandboxGroup {
+func newGroup(t *testing.T, cfg sdk.GroupConfig, opts ...sdk.Option) *sdk.SandboxGroup {
 	t.Helper()
-	g, err := sdk.NewSandboxGroup(cfg, sdk.WithConn(env.nc), sdk.WithCommandTimeout(5*time.Minute))
+	g, err := sdk.NewSandboxGroup(cfg, append([]sdk.Option{sdk.WithConn(env.nc), sdk.WithCommandTimeout(5 * time.Minute)}, opts...)...)
 	require.NoError(t, err)
 	require.NoError(t, g.Start(t.Context()))
 	t.Cleanup(func() {

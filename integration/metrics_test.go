@@ -3,7 +3,6 @@ package integration
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +17,6 @@ import (
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
-	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/dashboard"
-	"github.com/sandox/sandox/services/metrics"
 )
 
 // scrape is one reading of /metrics, parsed.
@@ -88,24 +84,8 @@ func scrapeMetrics(t *testing.T, url, token string) scrape {
 // class, the commands by kind and code, the admission refusals and the
 // sandboxes by state.
 func TestMetrics(t *testing.T) {
-	nc, err := connectAs(auth.RoleAudit)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	exp, err := metrics.New(nc, metrics.Options{})
-	require.NoError(t, err)
+	url := serveMetrics(t)
 	ctx := t.Context()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		exp.Run(ctx)
-	}()
-	t.Cleanup(func() { <-done })
-	const token = "metrics-token"
-	dash, err := dashboard.New(nc, dashboard.Options{Token: token, NoUsage: true, Metrics: exp.Handler()})
-	require.NoError(t, err)
-	srv := httptest.NewServer(dash.Handler())
-	t.Cleanup(srv.Close)
-	url := srv.URL + "/metrics"
 
 	// caughtUp waits until the exporter has counted the whole audit stream.
 	js, err := jetstream.New(env.nc)
@@ -116,7 +96,7 @@ func TestMetrics(t *testing.T) {
 		poll.Until(t, 30*time.Second, what, func() bool {
 			stream, err := js.Stream(ctx, schemas.EventStream)
 			require.NoError(t, err)
-			s = scrapeMetrics(t, url, token)
+			s = scrapeMetrics(t, url, metricsToken)
 			return s.value("sandox_up", "source", "audit_stream") == 1 &&
 				s.value("sandox_audit_stream_sequence") >= float64(stream.CachedInfo().State.LastSeq)
 		})

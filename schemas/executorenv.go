@@ -24,6 +24,8 @@ const (
 	EnvCgroupRoot   = "SANDOX_CGROUP_ROOT"
 	EnvDebug        = "SANDOX_DEBUG"
 	EnvPooled       = "SANDOX_POOLED"
+	EnvStreamBytes  = "SANDOX_STREAM_BYTES"
+	EnvWebhooks     = "SANDOX_WEBHOOKS"
 )
 
 // The defaults of ExecutorEnv's optional fields.
@@ -72,6 +74,15 @@ type ExecutorEnv struct {
 	// it serves only ClaimSubject and ping until it is claimed, then serves
 	// the claimed sandbox (PoolClaim).
 	Pooled bool
+	// StreamBytes is the sandbox's stream budget: how many bytes of job
+	// output and watch events its executor may put into JetStream in its
+	// life, after which each job and watch ends in a truncated record; 0
+	// means no limit.
+	StreamBytes int64
+	// Webhooks are the URL prefixes a job's webhook may name
+	// (WebhookAllowed), the operator's allowlist: start_job refuses any
+	// other at once. Empty refuses every webhook.
+	Webhooks []string
 }
 
 // Environ returns the environment, KEY=VALUE, that FromEnv reads back as
@@ -102,6 +113,10 @@ func (e ExecutorEnv) Environ() []string {
 	if e.Pooled {
 		add(EnvPooled, "1")
 	}
+	add(EnvWebhooks, strings.Join(e.Webhooks, ","))
+	if e.StreamBytes != 0 {
+		add(EnvStreamBytes, strconv.FormatInt(e.StreamBytes, 10))
+	}
 	return out
 }
 
@@ -129,6 +144,11 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 		Debug:        getenv(EnvDebug) != "",
 		Pooled:       getenv(EnvPooled) != "",
 	}
+	for _, u := range strings.Split(getenv(EnvWebhooks), ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			e.Webhooks = append(e.Webhooks, u)
+		}
+	}
 	for _, f := range strings.Split(getenv(EnvFamilies), ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			e.Families = append(e.Families, f)
@@ -141,6 +161,14 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 			errs = append(errs, fmt.Errorf("%s=%q: want the disk limit in bytes, or 0 for none", EnvDiskBytes, v))
 		} else {
 			e.DiskBytes = n
+		}
+	}
+	if v := getenv(EnvStreamBytes); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Errorf("%s=%q: want the stream budget in bytes, or 0 for none", EnvStreamBytes, v))
+		} else {
+			e.StreamBytes = n
 		}
 	}
 	if e.SandboxID == "" {

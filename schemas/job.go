@@ -16,6 +16,10 @@ const (
 	JobOutputKind = "out"
 	// JobExitKind carries the JobExit, the last message of a job.
 	JobExitKind = "exit"
+	// JobTruncatedKind carries a JobOutput without data, once, when the
+	// sandbox spent its stream budget: Stream and Offset say where the
+	// recorded output stops. No output follows, only the exit.
+	JobTruncatedKind = "truncated"
 )
 
 // JobInfo describes a job: the answer of terminal_tools.start_job (in the
@@ -39,6 +43,10 @@ type JobInfo struct {
 	// Notify, when set, names the subject token under which the job's
 	// JobExit is also published: JobNotifySubject(sandbox, notify).
 	Notify string `json:"notify,omitempty"`
+	// Webhook, when set, is the http(s) URL the control plane POSTs the
+	// job's JobExit to (package services/orchestrator/webhook); only URLs
+	// the operator's allowlist permits (WebhookAllowed).
+	Webhook string `json:"webhook,omitempty"`
 	// Running is true until the job ended.
 	Running bool `json:"running"`
 	// Exit is the job's end, once it ended.

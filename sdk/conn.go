@@ -92,6 +92,7 @@ func (c *conn) command(ctx context.Context, cmd schemas.Command) (schemas.Comman
 		return schemas.CommandResult{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	defer sub.Unsubscribe()
+	defer c.followProgress(cmd.GroupID)()
 	msg := nats.NewMsg(schemas.CommandSubject(cmd.Kind))
 	msg.Data = data
 	if err := c.who.sign(msg, []byte(cmd.ID)); err != nil {

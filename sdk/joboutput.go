@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
@@ -27,6 +24,10 @@ type JobEvent struct {
 	Output *schemas.JobOutput
 	// Exit is how the job ended; set on the last event only.
 	Exit *schemas.JobExit
+	// Truncated, when set, says that the sandbox spent its stream budget:
+	// its Stream and Offset are where the recorded output stops. Only the
+	// exit follows.
+	Truncated *schemas.JobOutput
 	// pending is how many of the job's records the stream held after this
 	// one when it was delivered.
 	pending uint64
@@ -204,80 +205,15 @@ func (j *Job) lastMsg(ctx context.Context, subject string) (*jetstream.RawStream
 	return m, nil
 }
 
-// jobReader reads a job's records. It stops when its context ends, when
-// stop is called, or when the sandbox's executor goes away (an event whose
-// kind loses batches: the job's processes went with it, and no exit
-// record will come); gone then holds ErrSandboxGone.
-type jobReader struct {
-	msgs jetstream.MessagesContext
-	stop func()
-	gone atomic.Pointer[error]
-}
-
 // follow reads filter from SANDOX_JOBS after stream sequence after with an
 // ordered consumer, watching the sandbox's events meanwhile.
-func (j *Job) follow(ctx context.Context, filter string, after uint64) (*jobReader, error) {
-	c, err := j.sandbox.group.link()
-	if err != nil {
-		return nil, err
-	}
-	events := make(chan *nats.Msg, 16)
-	sub, err := c.nc.ChanSubscribe(schemas.SandboxEventSubject(j.sandbox.id), events)
-	if err != nil {
-		return nil, fmt.Errorf("%w: subscribe to %s: %w", ErrUnavailable, schemas.SandboxEventSubject(j.sandbox.id), err)
-	}
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}}
-	if after > 0 {
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, after+1
-	}
-	cctx, cancel := withDefault(ctx, 10*time.Second)
-	defer cancel()
-	cons, err := c.js.OrderedConsumer(cctx, schemas.JobStream, cfg)
-	if err != nil {
-		_ = sub.Unsubscribe()
-		return nil, fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
-	}
-	msgs, err := cons.Messages()
-	if err != nil {
-		_ = sub.Unsubscribe()
-		return nil, fmt.Errorf("%w: read job %s: %w", ErrUnavailable, j.id, err)
-	}
-	r := &jobReader{msgs: msgs}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-ctx.Done():
-				msgs.Stop()
-				return
-			case <-done:
-				return
-			case m := <-events:
-				var ev schemas.Event
-				if json.Unmarshal(m.Data, &ev) == nil && ev.Kind.LosesBatches() {
-					gone := fmt.Errorf("%w: job %s: sandbox %s %s", ErrSandboxGone, j.id, j.sandbox.id, ev.Kind)
-					r.gone.Store(&gone)
-					msgs.Stop()
-					return
-				}
-			}
-		}
-	}()
-	r.stop = func() {
-		close(done)
-		wg.Wait()
-		_ = sub.Unsubscribe()
-		msgs.Stop()
-	}
-	return r, nil
+func (j *Job) follow(ctx context.Context, filter string, after uint64) (*streamReader, error) {
+	return j.sandbox.followStream(ctx, schemas.JobStream, filter, "job "+j.id, after)
 }
 
 // readError is the error of a read of r that stopped: the context's when it
 // ended, ErrSandboxGone when the executor went away, else ErrUnavailable.
-func (j *Job) readError(ctx context.Context, r *jobReader, err error) error {
+func (j *Job) readError(ctx context.Context, r *streamReader, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("job %s: %w", j.id, ctx.Err())
 	}
@@ -300,6 +236,12 @@ func jobEvent(m jetstream.Msg, next map[string]int64) (ev JobEvent, ok bool, err
 		ev.Exit = new(schemas.JobExit)
 		if err := json.Unmarshal(m.Data(), ev.Exit); err != nil {
 			return ev, false, fmt.Errorf("%w: job exit: %w", ErrInternal, err)
+		}
+		return ev, true, nil
+	case schemas.JobTruncatedKind:
+		ev.Truncated = new(schemas.JobOutput)
+		if err := json.Unmarshal(m.Data(), ev.Truncated); err != nil {
+			return ev, false, fmt.Errorf("%w: job truncated: %w", ErrInternal, err)
 		}
 		return ev, true, nil
 	case schemas.JobOutputKind:

@@ -23,6 +23,12 @@ type JobOptions struct {
 	// (sandox.evt.job.<sandbox>.<notify>), where any client may
 	// subscribe and SANDOX_EVENTS records it.
 	Notify string
+	// Webhook, when set, makes the control plane POST the job's
+	// schemas.JobExit as JSON to this http(s) URL once the job ended,
+	// retrying for a while (docs/jobs.md). The operator's allowlist must
+	// permit it (orchestrator -webhook-allow): another is ErrAccessDenied
+	// at once.
+	Webhook string
 }
 
 // Job is a command running in a sandbox in the background
@@ -41,7 +47,7 @@ type Job struct {
 // a bad id or option ErrBadRequest.
 func (s *Sandbox) StartJob(ctx context.Context, command string, opts JobOptions) (*Job, schemas.JobInfo, error) {
 	args := map[string]string{"command": command}
-	for k, v := range map[string]string{"job_id": opts.ID, "dir": opts.Dir, "notify": opts.Notify} {
+	for k, v := range map[string]string{"job_id": opts.ID, "dir": opts.Dir, "notify": opts.Notify, "webhook": opts.Webhook} {
 		if v != "" {
 			args[k] = v
 		}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/sandox/sandox/schemas"
 )
 
 // Option configures how a group reaches sandox.
@@ -17,6 +19,7 @@ type options struct {
 	conn           *nats.Conn
 	commandTimeout time.Duration
 	actionTimeout  time.Duration
+	progress       func(schemas.Progress) // WithProgress
 }
 
 func defaultOptions() options {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/tools/outbox"
 )
 
 // OpenFunc builds a family's tools in the executor. It runs once per
@@ -41,6 +42,10 @@ type Env struct {
 	// away; the caller retries. Nil when the executor has no connection
 	// (unit tests).
 	Publish func(ctx context.Context, subject, msgID string, data []byte) error
+	// Budget is the sandbox's stream budget: how many bytes of job output
+	// and watch events its families may still Publish (a setting of the
+	// operator's, schemas.ExecutorEnv.StreamBudget). Nil is no limit.
+	Budget *outbox.Budget
 	// SandboxID returns the id of the sandbox the executor serves now:
 	// for a pooled executor, the claimed sandbox's once claimed, whereas
 	// Executor.SandboxID is fixed when the family opens. Nil means

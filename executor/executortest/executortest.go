@@ -57,8 +57,9 @@ func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 	}
 	t.Cleanup(nc.Close)
 
-	// The jobs' stream, as the orchestrator makes it (only what the jobs
-	// need of it): terminal_tools' jobs publish into it.
+	// The jobs' and watches' streams, as the orchestrator makes them (only
+	// what they need of them): terminal_tools' jobs and filesystem_tools'
+	// watches publish into them.
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatalf("jetstream: %v", err)
@@ -68,6 +69,12 @@ func Start(t testing.TB, id string, toolFiles map[string]string) *Sandbox {
 		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute,
 	}); err != nil {
 		t.Fatalf("create stream %s: %v", schemas.JobStream, err)
+	}
+	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{
+		Name: schemas.WatchStream, Subjects: []string{schemas.WatchStreamSubjects},
+		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute,
+	}); err != nil {
+		t.Fatalf("create stream %s: %v", schemas.WatchStream, err)
 	}
 
 	toolsDir, workspace := t.TempDir(), t.TempDir()

@@ -26,14 +26,16 @@ const (
 	KindBatch        Kind = "batch"        // schemas.BatchRecordSubject
 	KindObservations Kind = "observations" // schemas.ObservationSubject
 	KindRefusal      Kind = "refusal"      // schemas.RefusalSubject
+	KindProgress     Kind = "progress"     // schemas.ProgressSubject
 )
 
 // Kinds lists every kind.
-var Kinds = []Kind{KindCommand, KindResult, KindEvent, KindBatch, KindObservations, KindRefusal}
+var Kinds = []Kind{KindCommand, KindResult, KindEvent, KindBatch, KindObservations, KindRefusal, KindProgress}
 
 // Entry is one message of the audit log, read. Time is the NATS server's
 // clock when the stream stored it. What names the command kind (command,
-// result), the event kind (event) or the refused operation (refusal).
+// result), the event kind (event), the refused operation (refusal) or the
+// phase of long work (progress: image_build, population).
 type Entry struct {
 	Seq       uint64          `json:"seq"`
 	Time      time.Time       `json:"time"`
@@ -153,6 +155,10 @@ func (ix *index) parse(seq uint64, at time.Time, subject string, hdr map[string]
 			e.SandboxID = id
 		}
 		e.Caller = &schemas.Caller{Name: r.UserName, User: r.User, Role: r.Role, Verified: r.User != ""}
+	case len(tok) == 4 && tok[1] == "evt" && tok[2] == "progress":
+		var p schemas.Progress
+		_ = json.Unmarshal(data, &p)
+		e.Kind, e.What, e.GroupID, e.SandboxID = KindProgress, p.Phase, tok[3], p.SandboxID
 	default:
 		return e, false
 	}

@@ -103,3 +103,21 @@ func TestBatchCaller(t *testing.T) {
 		})
 	}
 }
+
+// TestParseProgress reads a progress record: its kind, phase, group and
+// sandbox, and the line the timeline shows.
+func TestParseProgress(t *testing.T) {
+	p := schemas.Progress{GroupID: "g", SandboxID: "sb", Phase: schemas.PhaseImageBuild, Done: 1, Total: 3, Message: "Step 2/3 : RUN apt-get install -y chromium"}
+	data, err := json.Marshal(p)
+	require.NoError(t, err)
+	e, ok := newIndex().parse(7, time.Now(), schemas.ProgressSubject("g"), nil, data)
+	require.True(t, ok)
+	assert.Equal(t, KindProgress, e.Kind)
+	assert.Equal(t, schemas.PhaseImageBuild, e.What)
+	assert.Equal(t, "g", e.GroupID)
+	assert.Equal(t, "sb", e.SandboxID)
+	assert.Equal(t, "group=g sandbox=sb 1/3 Step 2/3 : RUN apt-get install -y chromium", describe(e))
+
+	p.Finished, p.Error, p.Message = true, "exit 100", "failed"
+	assert.Equal(t, "1/3 failed: exit 100", ProgressText(p))
+}

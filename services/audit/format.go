@@ -92,6 +92,10 @@ func describe(e Entry) string {
 	case KindObservations:
 		field("batch", e.BatchID)
 		field("error", e.Error)
+	case KindProgress:
+		var p schemas.Progress
+		_ = json.Unmarshal(e.Data, &p)
+		b.WriteString(ProgressText(p))
 	case KindRefusal:
 		var r schemas.Refusal
 		_ = json.Unmarshal(e.Data, &r)
@@ -138,4 +142,18 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// ProgressText says how far p's work has come, in one line: the steps or
+// sources done of the total, what is being done, and its end.
+func ProgressText(p schemas.Progress) string {
+	var b strings.Builder
+	if p.Total > 0 {
+		fmt.Fprintf(&b, "%d/%d ", p.Done, p.Total)
+	}
+	b.WriteString(oneLine(p.Message, 100))
+	if p.Error != "" {
+		fmt.Fprintf(&b, ": %s", oneLine(p.Error, 100))
+	}
+	return strings.TrimSpace(b.String())
 }

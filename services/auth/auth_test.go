@@ -345,3 +345,38 @@ func TestSandboxDatabaseGrants(t *testing.T) {
 	_, err = a.Mint("sb", auth.RoleSandbox, "sb-g", schemas.DatabaseGrant{Database: "neo4j", Namespace: "a.b", Read: true})
 	require.Error(t, err)
 }
+
+// TestServiceMetricsRequest shows that the audit role may ask every
+// instance of the data and search services for their own metrics, each
+// answering with its own reply, and that a sandbox may neither ask nor
+// listen there.
+func TestServiceMetricsRequest(t *testing.T) {
+	s, a := startServer(t)
+	url := s.ClientURL()
+	for _, role := range []auth.Role{auth.RoleData, auth.RoleSearch} {
+		svc, errs := conn(t, url, mint(t, a, role, ""))
+		_, err := svc.Subscribe(schemas.ServiceMetricsSubject, func(m *nats.Msg) { _ = m.Respond([]byte(role)) })
+		require.NoError(t, err)
+		require.NoError(t, svc.Flush())
+		t.Cleanup(func() { assert.Empty(t, errs, "%s answers without a refusal", role) })
+	}
+	audit, _ := conn(t, url, mint(t, a, auth.RoleAudit, ""))
+	inbox := audit.NewRespInbox()
+	replies, err := audit.SubscribeSync(inbox)
+	require.NoError(t, err)
+	require.NoError(t, audit.PublishRequest(schemas.ServiceMetricsSubject, inbox, nil))
+	var got []string
+	for range 2 {
+		m, err := replies.NextMsg(2 * time.Second)
+		require.NoError(t, err)
+		got = append(got, string(m.Data))
+	}
+	assert.ElementsMatch(t, []string{"data", "search"}, got)
+
+	sb, sbErrs := conn(t, url, mint(t, a, auth.RoleSandbox, "sb-m"))
+	require.NoError(t, sb.Publish(schemas.ServiceMetricsSubject, nil))
+	violation(t, sbErrs, "publish", schemas.ServiceMetricsSubject)
+	_, err = sb.SubscribeSync(schemas.ServiceMetricsSubject)
+	require.NoError(t, err)
+	violation(t, sbErrs, "subscription", schemas.ServiceMetricsSubject)
+}

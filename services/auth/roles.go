@@ -20,26 +20,31 @@ const (
 	RoleControl Role = "control"
 	// RoleClient is a user of sandox (the SDK, the CLI, the NATS CLI, the
 	// MCP server): lifecycle commands and their results, requests on
-	// sandox.req.>, action batches and the sandboxes' other request
-	// subjects, events and observations, and reading the streams and
-	// buckets. It cannot write the buckets, change or delete streams, take
+	// sandox.req.> and for the services' metrics
+	// (schemas.ServiceMetricsSubject), action batches and the sandboxes'
+	// other request subjects, events and observations, and reading the
+	// streams and buckets. It cannot write the buckets, change or delete streams, take
 	// commands off the work queue, or send notices to sandboxes.
 	RoleClient Role = "client"
-	// RoleAudit reads events, observations, streams and buckets, and sends
-	// nothing to sandboxes or the orchestrator.
+	// RoleAudit reads events, observations, streams and buckets, asks the
+	// control-plane services for their own metrics
+	// (schemas.ServiceMetricsSubject), and sends nothing to sandboxes or
+	// the orchestrator.
 	RoleAudit Role = "audit"
 	// RoleSandbox is one sandbox's executor: it subscribes to
 	// sandbox.<id>.> only, and publishes replies to requests it received,
 	// the audit records of its own batches and answers, its readiness
 	// announcement, its jobs' messages (sandbox.<id>.jobs.>,
-	// sandox.evt.job.<id>.*), and requests to the control-plane services (schemas.SandboxServiceSubjects).
+	// sandox.evt.job.<id>.*), its watches' messages
+	// (sandbox.<id>.watch.>), and requests to the control-plane services (schemas.SandboxServiceSubjects).
 	RoleSandbox Role = "sandbox"
 	// RoleSearch is the web search service: it takes requests on
-	// schemas.SearchSubjects (one subject per sandbox) and publishes only
-	// its replies.
+	// schemas.SearchSubjects (one subject per sandbox) and on
+	// schemas.ServiceMetricsSubject, and publishes only its replies.
 	RoleSearch Role = "search"
 	// RoleData is the data service: it takes database requests on
-	// sandox.db.> and population requests on schemas.PopulateSubject, publishes its replies and its population events
+	// sandox.db.>, population requests on schemas.PopulateSubject and
+	// requests for its metrics on schemas.ServiceMetricsSubject, publishes its replies, its population events and their progress (schemas.ProgressSubjects)
 	// (sandox.evt.data.>), and reads the buckets of groups and sandboxes
 	// (the recorded grants and database endpoints).
 	RoleData Role = "data"
@@ -101,6 +106,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 			"sandox.req.>",
 			"sandbox.*.actions", "sandbox.*.tools", "sandbox.*.stats", "sandbox.*.ping",
 			"$JS.API.>", "$JS.ACK.>", "$JS.FC.>", "_INBOX.>", userInfoSubject,
+			schemas.ServiceMetricsSubject,
 		)
 		p.Pub.Deny.Add(jsWrites...)
 		// The subjects of commands and requests passed to one host are
@@ -108,7 +114,7 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 		p.Pub.Deny.Add(schemas.HostCommandPrefix+">", schemas.RequestSubjectPrefix+"host.>")
 		p.Sub.Allow.Add("sandox.evt.>", "sandox.obs.>", "_INBOX.>")
 	case RoleAudit:
-		p.Pub.Allow.Add("$JS.API.>", "$JS.FC.>", "_INBOX.>", userInfoSubject)
+		p.Pub.Allow.Add("$JS.API.>", "$JS.FC.>", "_INBOX.>", userInfoSubject, schemas.ServiceMetricsSubject)
 		p.Pub.Deny.Add(jsWrites...)
 		p.Sub.Allow.Add("sandox.evt.>", "sandox.obs.>", "_INBOX.>")
 	case RoleSandbox:
@@ -128,6 +134,8 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 			// exit records on the notify subjects it names.
 			schemas.SandboxJobSubjects(sandboxID),
 			schemas.JobNotifySubject(sandboxID, "*"),
+			// Its file watches' messages (kept in schemas.WatchStream).
+			schemas.SandboxWatchSubjects(sandboxID),
 		)
 		p.Pub.Allow.Add(schemas.SandboxServiceSubjects(sandboxID)...)
 		if len(grants) > 0 {
@@ -139,11 +147,11 @@ func Permissions(role Role, sandboxID string, grants ...schemas.DatabaseGrant) (
 		p.Sub.Allow.Add(schemas.SandboxSubjects(sandboxID))
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: responseTTL}
 	case RoleSearch:
-		p.Sub.Allow.Add(schemas.SearchSubjects)
+		p.Sub.Allow.Add(schemas.SearchSubjects, schemas.ServiceMetricsSubject)
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	case RoleData:
-		p.Sub.Allow.Add(schemas.DatabaseSubjectPrefix+">", schemas.PopulateSubject, "_INBOX.>")
-		p.Pub.Allow.Add("$JS.API.>", "_INBOX.>", "sandox.evt.data.>")
+		p.Sub.Allow.Add(schemas.DatabaseSubjectPrefix+">", schemas.PopulateSubject, schemas.ServiceMetricsSubject, "_INBOX.>")
+		p.Pub.Allow.Add("$JS.API.>", "_INBOX.>", "sandox.evt.data.>", schemas.ProgressSubjects)
 		p.Pub.Deny.Add(jsWrites...)
 		p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: time.Minute}
 	default:

@@ -2,136 +2,53 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/audit"
 )
 
 // feed follows the audit log for the live parts of the pages: it keeps the
 // newest rows, and hands every new row to the pages that watch. One
-// goroutine, Server.Run's, owns the reading; the methods are safe for
-// concurrent use.
+// goroutine, Server.Run's, owns the reading (an audit.Follower); the
+// methods are safe for concurrent use. The follower calls add and reset
+// under its own lock, so its lock comes before mu.
 type feed struct {
-	js   jetstream.JetStream
-	keep int
-	log  *slog.Logger
+	follow *audit.Follower
+	keep   int
 
 	mu     sync.Mutex
 	recent []Row // the newest keep rows, oldest first
-	last   uint64
-	// created is when the stream the rows come from was made.
-	created time.Time
-	err     error // why the log cannot be read now; nil while it can
-	subs    map[chan Row]struct{}
+	subs   map[chan Row]struct{}
 }
 
 func newFeed(js jetstream.JetStream, keep int, log *slog.Logger) *feed {
-	return &feed{js: js, keep: keep, log: log, subs: map[chan Row]struct{}{}}
+	f := &feed{keep: keep, subs: map[chan Row]struct{}{}}
+	f.follow = audit.NewFollower(js, audit.Handlers{
+		Entry: func(e audit.Entry) { f.add(rowOf(e)) },
+		Reset: f.reset,
+	}, log)
+	return f
 }
 
-// retryPause is how long the feed waits before it reads the log again after
-// an error (NATS unreachable, no stream yet).
-const retryPause = 2 * time.Second
+// run follows the audit log until ctx is done (audit.Follower.Run).
+func (f *feed) run(ctx context.Context) { f.follow.Run(ctx) }
 
-// run follows the audit log until ctx is done. When reading fails it
-// records why (Status), waits and reads again from the start, skipping the
-// rows it already has. A stream deleted and made again is read again from
-// its start.
-func (f *feed) run(ctx context.Context) {
-	for {
-		created := f.restart(ctx)
-		rctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		wg.Go(func() { f.watchStream(rctx, cancel, created) })
-		err := audit.Replay(rctx, f.js, audit.Filter{}, true, func(e audit.Entry) error {
-			f.add(rowOf(e))
-			return nil
-		})
-		cancel()
-		wg.Wait()
-		if ctx.Err() != nil {
-			return
-		}
-		if err == nil {
-			err = errors.New("the audit stream was deleted or made again")
-		}
-		f.mu.Lock()
-		changed := f.err == nil || f.err.Error() != err.Error()
-		f.err = err
-		f.mu.Unlock()
-		if changed {
-			f.log.Warn("cannot read the audit log; trying again", "err", err, "every", retryPause)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(retryPause):
-		}
-	}
-}
-
-// restart forgets the kept rows when the stream is not the one they came
-// from (it was deleted and made again, by sandox down --purge then up, and
-// its sequences started over), and returns when the stream was made; zero when
-// it cannot be read.
-func (f *feed) restart(ctx context.Context) time.Time {
-	stream, err := f.js.Stream(ctx, schemas.EventStream)
-	if err != nil {
-		return time.Time{} // Replay will say why
-	}
-	info := stream.CachedInfo()
+// reset forgets the kept rows: the stream is not the one they came from.
+func (f *feed) reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if info.State.LastSeq < f.last || !f.created.IsZero() && !info.Created.Equal(f.created) {
-		f.recent, f.last = nil, 0
-	}
-	f.created = info.Created
-	return info.Created
+	f.recent = nil
 }
 
-// watchStream calls stop when the stream made at created is gone or was
-// made again: a reader of a deleted stream waits for ever. It checks every
-// retryPause until ctx is done.
-func (f *feed) watchStream(ctx context.Context, stop context.CancelFunc, created time.Time) {
-	if created.IsZero() {
-		return
-	}
-	tick := time.NewTicker(retryPause)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		stream, err := f.js.Stream(ctx, schemas.EventStream)
-		switch {
-		case errors.Is(err, jetstream.ErrStreamNotFound):
-			stop()
-			return
-		case err == nil && !stream.CachedInfo().Created.Equal(created):
-			stop()
-			return
-		}
-	}
-}
-
-// add keeps r and hands it to every watcher. A watcher too slow to take it
+// add keeps r and hands it to every watcher; the follower hands each
+// entry over once. A watcher too slow to take it
 // misses it rather than holding up the others.
 func (f *feed) add(r Row) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.err = nil
-	if r.Seq <= f.last {
-		return // read again after an error
-	}
-	f.last = r.Seq
 	f.recent = append(f.recent, r)
 	if len(f.recent) > f.keep {
 		f.recent = f.recent[len(f.recent)-f.keep:]
@@ -146,11 +63,7 @@ func (f *feed) add(r Row) {
 
 // Status returns the sequence of the newest row read, and why the log
 // cannot be read now (nil while it can).
-func (f *feed) Status() (uint64, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.last, f.err
-}
+func (f *feed) Status() (uint64, error) { return f.follow.Status() }
 
 // Recent returns the kept rows that match, newest first, at most n.
 func (f *feed) Recent(match func(Row) bool, n int) []Row {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/audit"
 )
 
 // heartbeat is how often an idle stream sends a comment, so that a closed
@@ -140,7 +141,7 @@ func (s *Server) livePopulation(w http.ResponseWriter, r *http.Request) {
 	s.poll(w, r, func(ctx context.Context) (string, error) {
 		d := populationData{Err: s.reachable()}
 		if d.Err == nil {
-			d.Sources, d.Err = readPopulation(ctx, s.js, id)
+			d.Sources, d.Err = audit.Population(ctx, s.js, id)
 		}
 		return s.pages.fragment("population", d)
 	})

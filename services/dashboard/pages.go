@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/audit"
 )
 
 // overviewData is what the overview page shows.
@@ -76,7 +77,7 @@ func (s *Server) group(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	pop, err := readPopulation(ctx, s.js, id)
+	pop, err := audit.Population(ctx, s.js, id)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -91,10 +92,14 @@ func (s *Server) group(w http.ResponseWriter, r *http.Request) {
 // sandboxData is what a sandbox's page shows. Sandbox is nil when the
 // sandbox is no longer recorded (it ended) but has a history.
 type sandboxData struct {
-	Title    string
-	ID       string
-	Sandbox  *schemas.SandboxStatus
-	History  History
+	Title   string
+	ID      string
+	Sandbox *schemas.SandboxStatus
+	History History
+	// Jobs are the sandbox's jobs (schemas.JobStream), and JobsErr why
+	// they cannot be read.
+	Jobs     []schemas.JobInfo
+	JobsErr  error
 	UsageURL string
 	Feed     feedData
 }
@@ -125,6 +130,7 @@ func (s *Server) sandbox(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, fmt.Errorf("sandbox %q: %w: no such sandbox is recorded, and the audit log has nothing about one", id, ErrNotFound))
 		return
 	}
+	d.Jobs, d.JobsErr = readJobs(ctx, s.js, id)
 	d.Feed = feedData{After: d.History.Last, URL: "/live/events?sandbox=" + id}
 	_, d.Feed.Err = s.feed.Status()
 	s.pages.page(w, http.StatusOK, "sandbox", d)

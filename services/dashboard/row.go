@@ -22,7 +22,8 @@ type Row struct {
 	Caller, CallerNote string
 	// Error is the wire error code of a failed result or a refused batch.
 	Error string
-	// Message is an event's sentence or reason.
+	// Message is an event's sentence or reason, or how far long work has
+	// come (progress).
 	Message string
 	// Tools are a batch's tools, in order; for an observations entry each
 	// with its duration and error.
@@ -64,6 +65,13 @@ func rowOf(e audit.Entry) Row {
 		r.Message = ev.Message
 		if r.Message == "" {
 			r.Message = ev.Reason
+		}
+	case audit.KindProgress:
+		var p schemas.Progress
+		_ = json.Unmarshal(e.Data, &p)
+		r.Message = audit.ProgressText(p)
+		if p.Error != "" {
+			r.Error = "failed"
 		}
 	case audit.KindResult:
 		var res schemas.CommandResult

@@ -14,8 +14,9 @@ import (
 // Populate loads the group's databases from the population config of its
 // recorded spec, publishing a schemas.PopulationEvent on
 // schemas.PopulationEventSubject after every batch and source through nc
-// (nil: no events).
-func (s *Service) Populate(ctx context.Context, nc *nats.Conn, groupID string) schemas.PopulateReply {
+// (nil: no events), and its progress (sources done of the config's) on
+// schemas.ProgressSubject. The service's metrics follow its progress.
+func (s *Service) Populate(ctx context.Context, nc *nats.Conn, groupID string) (reply schemas.PopulateReply) {
 	g, err := s.rec.group(ctx, groupID)
 	if err != nil {
 		return schemas.PopulateReply{Error: asWire(err)}
@@ -27,6 +28,11 @@ func (s *Service) Populate(ctx context.Context, nc *nats.Conn, groupID string) s
 	if err != nil {
 		return schemas.PopulateReply{Error: asWire(err)}
 	}
+	run := s.meas.population(groupID, cfg)
+	defer func() {
+		run.end(reply.Error)
+		s.publishProgress(nc, run.finished(reply.Error))
+	}()
 	r := &populate.Runner{GroupID: groupID, Dir: s.cfg.PopulateDir, Dial: s.allow.DialContext, Allow: s.allow.Allows, Log: s.log}
 	if _, ok := cfg.Databases[schemas.DatabaseQdrant]; ok {
 		addr, err := s.endpoint(ctx, groupID, schemas.DatabaseQdrant)
@@ -46,16 +52,18 @@ func (s *Service) Populate(ctx context.Context, nc *nats.Conn, groupID string) s
 			return schemas.PopulateReply{Error: asWire(err)}
 		}
 	}
-	if nc != nil {
-		r.Progress = func(ev schemas.PopulationEvent) {
+	r.Progress = func(ev schemas.PopulationEvent) {
+		run.progress(ev)
+		if nc != nil {
 			data, _ := json.Marshal(ev)
 			if err := nc.Publish(schemas.PopulationEventSubject(groupID), data); err != nil {
 				s.log.Warn("population event", "group", groupID, "err", err)
 			}
 		}
+		s.publishProgress(nc, run.status(ev))
 	}
 	out, err := r.Run(ctx, cfg)
-	reply := schemas.PopulateReply{Sources: out}
+	reply = schemas.PopulateReply{Sources: out}
 	if err != nil {
 		reply.Error = schemas.Errorf(schemas.CodeUnavailable, "populate group %s: %w", groupID, err)
 	}
@@ -65,6 +73,18 @@ func (s *Service) Populate(ctx context.Context, nc *nats.Conn, groupID string) s
 	}
 	s.log.Info("group populated", "group", groupID, "sources", len(out), "bad_rows", bad, "err", err)
 	return reply
+}
+
+// publishProgress publishes p on schemas.ProgressSubject through nc (nil:
+// nowhere); a failure is logged, the population goes on.
+func (s *Service) publishProgress(nc *nats.Conn, p schemas.Progress) {
+	if nc == nil {
+		return
+	}
+	data, _ := json.Marshal(p)
+	if err := nc.Publish(schemas.ProgressSubject(p.GroupID), data); err != nil {
+		s.log.Warn("population progress", "group", p.GroupID, "err", err)
+	}
 }
 
 func (s *Service) answerPopulate(ctx context.Context, nc *nats.Conn, m *nats.Msg) {

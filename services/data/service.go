@@ -7,13 +7,19 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/internal/egress"
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/metrics/report"
 )
+
+// Name is the data service's name where it answers for its own metrics
+// (schemas.HeaderService).
+const Name = "data"
 
 // maxInFlight caps the requests answered at once.
 const maxInFlight = 32
@@ -47,6 +53,7 @@ type Service struct {
 	log   *slog.Logger
 	rec   records
 	allow egress.Allowlist // of URL population sources
+	meas  *measures
 
 	mu      sync.Mutex
 	graphs  *clients[*Graph]
@@ -66,7 +73,7 @@ func New(ctx context.Context, js jetstream.JetStream, cfg Config, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{cfg: cfg, log: log, rec: rec, allow: allow}
+	s := &Service{cfg: cfg, log: log, rec: rec, allow: allow, meas: newMeasures()}
 	s.graphs = newClients(func(ctx context.Context, addr string) (*Graph, error) {
 		return OpenGraph(ctx, addr, cfg.Neo4jPassword)
 	}, func(g *Graph) { _ = g.Close(context.Background()) })
@@ -77,8 +84,9 @@ func New(ctx context.Context, js jetstream.JetStream, cfg Config, log *slog.Logg
 }
 
 // Serve answers requests on schemas.DatabaseSubjectPrefix+">" (queue group
-// schemas.DataQueue) until ctx ends, then drains and closes the database
-// clients. It blocks.
+// schemas.DataQueue), and the metrics exporter's requests for the
+// service's own metrics (schemas.ServiceMetricsSubject), until ctx ends,
+// then drains and closes the database clients. It blocks.
 func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, maxInFlight)
@@ -106,10 +114,17 @@ func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 		_ = sub.Unsubscribe()
 		return fmt.Errorf("subscribe %s: %w", schemas.PopulateSubject, err)
 	}
+	msub, err := report.Answer(nc, Name, report.Instance(), s.meas.reg)
+	if err != nil {
+		_ = sub.Unsubscribe()
+		_ = psub.Unsubscribe()
+		return err
+	}
 	s.log.Info("data service ready", "subject", subject)
 	<-ctx.Done()
 	err = sub.Drain()
 	_ = psub.Drain()
+	_ = msub.Unsubscribe()
 	wg.Wait()
 	s.close()
 	if err != nil {
@@ -137,8 +152,16 @@ func (s *Service) answer(ctx context.Context, m *nats.Msg) {
 }
 
 // Handle answers one request received on subject. The subject alone says
-// who asks and for what access; the payload only says what to do.
+// who asks and for what access; the payload only says what to do. The
+// service's metrics count it.
 func (s *Service) Handle(ctx context.Context, subject string, payload []byte) schemas.DatabaseReply {
+	start := time.Now()
+	reply := s.handle(ctx, subject, payload)
+	s.meas.request(subject, payload, reply, time.Since(start))
+	return reply
+}
+
+func (s *Service) handle(ctx context.Context, subject string, payload []byte) schemas.DatabaseReply {
 	call, err := schemas.ParseDatabaseSubject(subject)
 	if err != nil {
 		return fail(err)

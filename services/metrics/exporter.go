@@ -11,6 +11,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sandox/sandox/services/audit"
 )
 
 // Options configures an Exporter. The zero value is usable.
@@ -18,6 +20,10 @@ type Options struct {
 	// Timeout bounds the reading of the buckets at each scrape; 5 s when
 	// zero.
 	Timeout time.Duration
+	// ServiceWait is how long a gathering waits for the control-plane
+	// services to answer with their own metrics
+	// (schemas.ServiceMetricsSubject); 500 ms when zero.
+	ServiceWait time.Duration
 	// Logger receives the exporter's logs; discarded when nil.
 	Logger *slog.Logger
 }
@@ -26,18 +32,23 @@ func (o *Options) defaults() {
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
+	if o.ServiceWait <= 0 {
+		o.ServiceWait = 500 * time.Millisecond
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 }
 
 // Exporter holds sandox's metrics behind one NATS connection: the
-// counters that Run derives from the audit stream, and the gauges read
-// from the buckets when they are gathered. Its methods are safe for
+// counters that Run derives from the audit stream, the gauges read from
+// the buckets when they are gathered, and the metrics the control-plane
+// services measure themselves, asked for when they are gathered. Its methods are safe for
 // concurrent use.
 type Exporter struct {
 	reg    *prometheus.Registry
-	follow *follower
+	all    prometheus.Gatherers // reg and the services'
+	follow *audit.Follower
 }
 
 // New returns the exporter of the system nc reaches. nc may be
@@ -57,20 +68,21 @@ func New(nc *nats.Conn, opts Options) (*Exporter, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(sc.collectors()...)
 	reg.MustRegister(newStateCollector(js, opts.Timeout, f))
-	return &Exporter{reg: reg, follow: f}, nil
+	services := &serviceGatherer{nc: nc, wait: opts.ServiceWait}
+	return &Exporter{reg: reg, all: prometheus.Gatherers{reg, services}, follow: f}, nil
 }
 
 // Run follows the audit stream until ctx is done, reading it again
 // whenever it cannot (NATS down, no stream yet). It blocks; run it once.
-func (e *Exporter) Run(ctx context.Context) { e.follow.run(ctx) }
+func (e *Exporter) Run(ctx context.Context) { e.follow.Run(ctx) }
 
-// Gatherer returns the registry holding the metrics, for another exporter
-// (OTLP) or a test.
-func (e *Exporter) Gatherer() prometheus.Gatherer { return e.reg }
+// Gatherer returns the metrics, the exporter's own and the services', for
+// another exporter (OTLP) or a test.
+func (e *Exporter) Gatherer() prometheus.Gatherer { return e.all }
 
 // Handler returns the HTTP handler that serves the metrics in the
 // Prometheus exposition formats. It does not guard itself: serve it on
 // loopback, or behind a guard (dashboard.Guard).
 func (e *Exporter) Handler() http.Handler {
-	return promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return promhttp.HandlerFor(e.all, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }

@@ -96,7 +96,7 @@ func (s *system) put(t *testing.T, bucket, key string, v any) {
 func waitSeq(t *testing.T, exp *Exporter, seq uint64) {
 	t.Helper()
 	poll.Until(t, 10*time.Second, "the exporter to count the stream", func() bool {
-		got, _ := exp.follow.status()
+		got, _ := exp.follow.Status()
 		return got >= seq
 	})
 }

@@ -2,15 +2,12 @@ package metrics
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/audit"
 )
 
 // stateCollector reads the buckets of hosts, groups and sandboxes at each
@@ -19,14 +16,14 @@ import (
 type stateCollector struct {
 	js      jetstream.JetStream
 	timeout time.Duration
-	follow  *follower
+	follow  *audit.Follower
 
 	up, sandboxes, groups, poolSandboxes, poolSize, hosts *prometheus.Desc
 	hostCPUs, hostMemory, hostAllocCPUs, hostAllocMemory  *prometheus.Desc
 	hostSandboxes, streamSeq                              *prometheus.Desc
 }
 
-func newStateCollector(js jetstream.JetStream, timeout time.Duration, f *follower) *stateCollector {
+func newStateCollector(js jetstream.JetStream, timeout time.Duration, f *audit.Follower) *stateCollector {
 	d := prometheus.NewDesc
 	return &stateCollector{js: js, timeout: timeout, follow: f,
 		up:              d("sandox_up", "Whether the exporter reads its source now (source audit_stream or buckets): 1 yes, 0 no.", []string{"source"}, nil),
@@ -58,20 +55,20 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
-	seq, err := c.follow.status()
+	seq, err := c.follow.Status()
 	gauge(c.up, boolValue(err == nil), "audit_stream")
 	gauge(c.streamSeq, float64(seq))
 
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	st, err := readState(ctx, c.js)
+	st, err := audit.ReadState(ctx, c.js)
 	gauge(c.up, boolValue(err == nil), "buckets")
 	if err != nil {
 		return
 	}
 	counts := map[[2]string]int{}
 	pools := map[[2]string]int{}
-	for _, sb := range st.sandboxes {
+	for _, sb := range st.Sandboxes {
 		switch {
 		case !sb.Pooled:
 			counts[[2]string{string(sb.State), sb.Host}]++
@@ -88,7 +85,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(c.poolSandboxes, float64(n), k[0], k[1])
 	}
 	groups := map[string]int{}
-	for _, g := range st.groups {
+	for _, g := range st.Groups {
 		groups[string(g.State)]++
 		if g.Spec.Pool != nil && g.Spec.Pool.Size > 0 {
 			gauge(c.poolSize, float64(g.Spec.Pool.Size), g.ID)
@@ -98,7 +95,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(c.groups, float64(n), s)
 	}
 	hosts := map[string]int{}
-	for _, h := range st.hosts {
+	for _, h := range st.Hosts {
 		hosts[string(h.State)]++
 		gauge(c.hostCPUs, float64(h.CPUs), h.Name)
 		gauge(c.hostMemory, float64(h.MemoryBytes), h.Name)
@@ -117,60 +114,4 @@ func boolValue(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// state is what the buckets hold.
-type state struct {
-	hosts     []schemas.HostStatus
-	groups    []schemas.GroupStatus
-	sandboxes []schemas.SandboxStatus
-}
-
-// readState reads the buckets of hosts, groups and sandboxes. A bucket
-// that does not exist yet (no orchestrator has run) reads as empty.
-func readState(ctx context.Context, js jetstream.JetStream) (state, error) {
-	var st state
-	var err error
-	if st.hosts, err = readBucket[schemas.HostStatus](ctx, js, schemas.HostsBucket); err != nil {
-		return st, err
-	}
-	if st.groups, err = readBucket[schemas.GroupStatus](ctx, js, schemas.GroupBucket); err != nil {
-		return st, err
-	}
-	st.sandboxes, err = readBucket[schemas.SandboxStatus](ctx, js, schemas.SandboxBucket)
-	return st, err
-}
-
-// readBucket decodes every value of bucket; a missing bucket reads as
-// empty, and a value that does not decode is skipped.
-func readBucket[T any](ctx context.Context, js jetstream.JetStream, bucket string) ([]T, error) {
-	kv, err := js.KeyValue(ctx, bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		return nil, nil
-	} else if err != nil {
-		return nil, fmt.Errorf("bucket %s: %w", bucket, err)
-	}
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
-	if err != nil {
-		return nil, fmt.Errorf("bucket %s: %w", bucket, err)
-	}
-	defer w.Stop()
-	var out []T
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("bucket %s: %w", bucket, ctx.Err())
-		case e, ok := <-w.Updates():
-			if !ok {
-				return nil, fmt.Errorf("bucket %s: the watch stopped", bucket)
-			}
-			if e == nil {
-				return out, nil
-			}
-			var v T
-			if json.Unmarshal(e.Value(), &v) == nil {
-				out = append(out, v)
-			}
-		}
-	}
 }

@@ -133,7 +133,22 @@ type Config struct {
 	// ledger while it waits; the zero value is the default sandbox's (no
 	// CPU or memory limit).
 	PoolCompute schemas.ComputeResources
+	// StreamBudget is how many bytes of job output and watch events one
+	// sandbox may put into JetStream in its life (schemas.ExecutorEnv
+	// StreamBytes): a sandbox that writes without end then stops at an
+	// explicit truncated record instead of filling the streams for every
+	// other. 0 is no limit.
+	StreamBudget int64
+	// WebhookAllow are the URL prefixes a job's webhook may name
+	// (schemas.WebhookAllowed): the worker posts job exits to those
+	// (package webhook), and sandboxes refuse others at start_job. Empty
+	// allows none.
+	WebhookAllow []string
 }
+
+// DefaultStreamBudget is a sandbox's stream budget by default: 256 MiB,
+// a quarter of what SANDOX_JOBS keeps in all.
+const DefaultStreamBudget = 256 << 20
 
 // DefaultConfig returns the configuration of a single local worker.
 func DefaultConfig() Config {
@@ -168,5 +183,6 @@ func DefaultConfig() Config {
 		LifetimeInterval:     5 * time.Second,
 		ImageGC:              images.DefaultGC(),
 		PoolIdle:             10 * time.Minute,
+		StreamBudget:         DefaultStreamBudget,
 	}
 }

@@ -55,6 +55,9 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		Workspace: workspaceDir,
 		DiskBytes: st.Resources.DiskBytes,
 		Pooled:    st.Pooled,
+		// A pooled executor's budget is the pool's, which is the same.
+		StreamBytes: w.cfg.StreamBudget,
+		Webhooks:    w.cfg.WebhookAllow,
 	}
 	if w.cfg.CredsDir != "" {
 		env.NATSCreds = SandboxCredsPath

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/sandox/sandox/schemas"
@@ -139,8 +138,9 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 // createContainer builds (or reuses) the sandbox's image, then makes its
 // disk, volume and container, pushing the undo of each on undo.
 func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile, undo *cleanup.Stack) error {
-	var progress strings.Builder
-	image, reused, err := w.builder.SandboxImage(ctx, st.Families, files, &progress)
+	progress := newBuildProgress(w.publishProgress, st.GroupID, st.ID)
+	image, reused, err := w.builder.SandboxImage(ctx, st.Families, files, progress)
+	progress.finish(err)
 	if err != nil {
 		return err
 	}

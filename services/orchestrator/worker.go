@@ -194,6 +194,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { images.CollectEvery(stopped, w.imageStore, w.cfg.ImageGC, w.log) })
 	bg.Go(func() { w.hosts.Run(stopped) })
 	bg.Go(func() { w.pools.Run(stopped) })
+	bg.Go(func() { w.relayWebhooks(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		for _, it := range iters {

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/metrics/report"
 )
 
 // QueueGroup is the NATS queue group of the search service, so several
@@ -29,6 +30,7 @@ type Service struct {
 	providers map[string]Provider
 	def       string
 	quota     *limiters
+	meas      *measures
 	log       *slog.Logger
 }
 
@@ -44,7 +46,7 @@ func New(cfg Config, log *slog.Logger) *Service {
 		cfg.Timeout = DefaultConfig().Timeout
 	}
 	ps, def := cfg.providers()
-	return &Service{cfg: cfg, providers: ps, def: def, quota: newLimiters(cfg.Quota, time.Now), log: log}
+	return &Service{cfg: cfg, providers: ps, def: def, quota: newLimiters(cfg.Quota, time.Now), meas: newMeasures(), log: log}
 }
 
 // Search answers one request. Errors come back in the response as wire
@@ -94,7 +96,8 @@ func wireError(err error) *schemas.Error {
 }
 
 // Serve answers requests on schemas.SearchSubjects (queue group
-// QueueGroup) until ctx ends, then drains the subscription and waits for
+// QueueGroup), and the metrics exporter's requests for the service's own
+// metrics (schemas.ServiceMetricsSubject), until ctx ends, then drains the subscription and waits for
 // the requests in flight. It blocks. The last token of a request's subject
 // names the sandbox that sent it (its identity may publish on its own
 // subject only), and each sandbox's requests are bounded by cfg.Quota.
@@ -113,10 +116,16 @@ func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 	if err != nil {
 		return fmt.Errorf("subscribe %s: %w", schemas.SearchSubjects, err)
 	}
+	msub, err := report.Answer(nc, Name, report.Instance(), s.meas.reg)
+	if err != nil {
+		_ = sub.Unsubscribe()
+		return err
+	}
 	s.log.Info("search service ready", "subject", schemas.SearchSubjects, "default", s.def,
 		"quota_per_minute", s.cfg.Quota.PerMinute, "quota_burst", s.cfg.Quota.Burst)
 	<-ctx.Done()
 	err = sub.Drain()
+	_ = msub.Unsubscribe()
 	wg.Wait()
 	if err != nil {
 		return fmt.Errorf("drain %s: %w", schemas.SearchSubjects, err)
@@ -125,6 +134,7 @@ func (s *Service) Serve(ctx context.Context, nc *nats.Conn) error {
 }
 
 func (s *Service) answer(ctx context.Context, m *nats.Msg) {
+	start := time.Now()
 	var req schemas.SearchRequest
 	var resp schemas.SearchResponse
 	sandbox := strings.TrimPrefix(m.Subject, schemas.SearchSubject+".")
@@ -138,6 +148,7 @@ func (s *Service) answer(ctx context.Context, m *nats.Msg) {
 	} else {
 		resp = s.Search(ctx, req)
 	}
+	s.measure(resp, time.Since(start))
 	data, err := json.Marshal(resp)
 	if err == nil {
 		err = m.Respond(data)

@@ -14,7 +14,7 @@ import (
 // job starts.
 func Open(_ context.Context, env tools.Env) (tools.Opened, error) {
 	m := NewManager(Config{Dir: env.Dir.Base(), PackageIndex: env.Executor.PackageIndex,
-		Jobs: JobConfig{Publish: env.Publish, SandboxID: env.Sandbox}})
+		Jobs: JobConfig{Publish: env.Publish, SandboxID: env.Sandbox, Budget: env.Budget, Webhooks: env.Executor.Webhooks}})
 	env.Dir.Follow(m.Dir)
 	return tools.Opened{Tools: m.Tools(), Close: m.Close}, nil
 }

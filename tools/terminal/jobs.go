@@ -14,6 +14,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/outbox"
 )
 
 const (
@@ -39,6 +40,13 @@ type JobConfig struct {
 	Publish func(ctx context.Context, subject, msgID string, data []byte) error
 	// SandboxID returns the sandbox the jobs run in, for their subjects.
 	SandboxID func() string
+	// Budget is the sandbox's stream budget, shared with its watches: once
+	// spent, a job's output is no longer published (job_output still has
+	// its tail) and one truncated record says so. Nil is no limit.
+	Budget *outbox.Budget
+	// Webhooks are the URL prefixes a job's webhook may name (the
+	// operator's allowlist, schemas.WebhookAllowed); empty refuses all.
+	Webhooks []string
 }
 
 // jobSet owns the jobs of a sandbox. It is safe for concurrent use.
@@ -77,11 +85,13 @@ type job struct {
 	mu   sync.Mutex
 	info schemas.JobInfo
 	out  [2]*streamTail // stdout, stderr
+	// truncated is set once the job's truncated record is queued.
+	truncated bool
 }
 
 // startRequest is what start_job asks for.
 type startRequest struct {
-	id, command, dir, notify string
+	id, command, dir, notify, webhook string
 }
 
 // start runs the command of req as a job and returns at once. The job's id
@@ -96,6 +106,11 @@ func (js *jobSet) start(req startRequest) (schemas.JobInfo, error) {
 	if req.notify != "" {
 		if err := schemas.ValidateID("notify", req.notify); err != nil {
 			return schemas.JobInfo{}, fmt.Errorf("%w: %w", schemas.CodeInvalidArgs, err)
+		}
+	}
+	if req.webhook != "" {
+		if err := schemas.WebhookAllowed(req.webhook, js.jcfg.Webhooks); err != nil {
+			return schemas.JobInfo{}, err
 		}
 	}
 	j, err := js.add(req)
@@ -170,7 +185,7 @@ func (js *jobSet) spawn(req startRequest) (*job, [2]*os.File, error) {
 		done: make(chan struct{}),
 		info: schemas.JobInfo{
 			JobID: req.id, SandboxID: sandbox, Command: req.command, Dir: req.dir,
-			PID: cmd.Process.Pid, StartedAt: time.Now().UTC(), Notify: req.notify, Running: true,
+			PID: cmd.Process.Pid, StartedAt: time.Now().UTC(), Notify: req.notify, Webhook: req.webhook, Running: true,
 		},
 		out: [2]*streamTail{{}, {}},
 	}
@@ -226,6 +241,10 @@ func (js *jobSet) read(j *job, i int, p *os.File) {
 			j.mu.Lock()
 			off := j.out[i].add(data)
 			j.mu.Unlock()
+			if !js.jcfg.Budget.Take(len(data)) {
+				j.truncate(name, off)
+				continue
+			}
 			// Blocks while the publisher is behind: the job then waits
 			// on a full pipe instead of its output being dropped.
 			j.pub.send(schemas.JobOutputKind, fmt.Sprintf("%s-%d", name, off),
@@ -234,6 +253,18 @@ func (js *jobSet) read(j *job, i int, p *os.File) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// truncate queues the job's truncated record, once: the sandbox's stream
+// budget is spent, and stream's output is recorded up to offset only.
+func (j *job) truncate(stream string, offset int64) {
+	j.mu.Lock()
+	done := j.truncated
+	j.truncated = true
+	j.mu.Unlock()
+	if !done {
+		j.pub.send(schemas.JobTruncatedKind, "truncated", schemas.JobOutput{JobID: j.info.JobID, Stream: stream, Offset: offset})
 	}
 }
 

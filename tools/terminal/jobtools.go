@@ -22,6 +22,7 @@ type startJobArgs struct {
 	JobID   string `json:"job_id,omitempty" jsonschema:"maxLength=63,pattern=^[A-Za-z0-9][A-Za-z0-9_-]*$" jsonschema_description:"Id to give the job; default a fresh one. An id in use is refused."`
 	Dir     string `json:"dir,omitempty" jsonschema_description:"Directory to start in: absolute, or relative to the working directory; default the working directory."`
 	Notify  string `json:"notify,omitempty" jsonschema:"maxLength=63,pattern=^[A-Za-z0-9][A-Za-z0-9_-]*$" jsonschema_description:"Also publish the job's exit record on sandox.evt.job.<sandbox>.<notify>."`
+	Webhook string `json:"webhook,omitempty" jsonschema:"maxLength=2048" jsonschema_description:"Also have the control plane POST the job's exit record (JSON) to this http(s) URL, which the operator's allowlist must permit; a URL it does not is refused here."`
 }
 
 type listJobsArgs struct{}
@@ -77,7 +78,7 @@ func (m *Manager) startJob(_ context.Context, a startJobArgs) (tools.Result, err
 			dir = filepath.Join(m.Dir(), dir)
 		}
 	}
-	info, err := m.jobs.start(startRequest{id: a.JobID, command: a.Command, dir: dir, notify: a.Notify})
+	info, err := m.jobs.start(startRequest{id: a.JobID, command: a.Command, dir: dir, notify: a.Notify, webhook: a.Webhook})
 	if err != nil {
 		return tools.Result{}, err
 	}

@@ -97,6 +97,8 @@ var envDocs = map[string]envDoc{
 	"SANDOX_EGRESS_PROXY":  {"executor", "Unix socket of the sandbox's allowlist proxy; the executor forwards `127.0.0.1:3128` to it (docs/security.md). From the sandbox's egress policy."},
 	"SANDOX_TOOLS_DIR":     {"executor", "Where the user's `*.py` tool files are; default `/opt/sandox/tools`."},
 	"SANDOX_WORKSPACE":     {"executor", "Working directory of terminal sessions, and the directory whose disk the executor watches; default `/workspace`."},
+	"SANDOX_WEBHOOKS":      {"executor", "The URL prefixes jobs' webhooks may name, comma-separated, from the orchestrator's `-webhook-allow`: `start_job` refuses any other at once."},
+	"SANDOX_STREAM_BYTES":  {"executor", "The sandbox's stream budget in bytes (0: none), from the orchestrator's `-stream-budget`: the job output and watch events it may put into JetStream, after which each job and watch ends in a `truncated` record."},
 	"SANDOX_DISK_BYTES":    {"executor", "The workspace's disk limit in bytes (0: none), from the sandbox's resources; with one, the executor reports a full disk in `limits_hit` and measures use with `statfs` instead of walking the workspace."},
 	"SANDOX_CGROUP_ROOT":   {"executor", "Where the executor reads its cgroup's `oom_kill` and `pids.events` counters (v1 or v2 layout); default `/sys/fs/cgroup`. The orchestrator does not set it."},
 	"SANDOX_PACKAGE_INDEX": {"executor", "Package source for `uv` and `pip`, from the sandbox's egress policy (`package_index`, docs/security.md): an `http(s)://` URL becomes `UV_DEFAULT_INDEX` and `PIP_INDEX_URL` (`PIP_TRUSTED_HOST` too for `http`), anything else a wheel directory used offline (`UV_FIND_LINKS`, `UV_OFFLINE=1`, `PIP_FIND_LINKS`, `PIP_NO_INDEX=1`)."},

@@ -60,7 +60,7 @@ func handOverEnviron(environ []string, env schemas.ExecutorEnv) []string {
 	for _, k := range []string{
 		schemas.EnvSandboxID, schemas.EnvGroupID, schemas.EnvNATSURL, schemas.EnvNATSCreds,
 		schemas.EnvEgressProxy, schemas.EnvFamilies, schemas.EnvToolsDir, schemas.EnvWorkspace,
-		schemas.EnvPackageIndex, schemas.EnvDiskBytes, schemas.EnvCgroupRoot, schemas.EnvDebug, schemas.EnvPooled,
+		schemas.EnvPackageIndex, schemas.EnvDiskBytes, schemas.EnvCgroupRoot, schemas.EnvDebug, schemas.EnvPooled, schemas.EnvStreamBytes, schemas.EnvWebhooks,
 	} {
 		own[k] = true
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/sandox/sandox/executor/limits"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/tools/outbox"
 )
 
 func main() {
@@ -81,7 +82,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 	var sandboxID atomic.Value
 	sandboxID.Store(env.SandboxID)
 	toolsEnv := tools.Env{Executor: env, Request: request(&conn), Log: log.With("sandbox", env.SandboxID),
-		Publish: executor.Publisher(conn.Load), SandboxID: func() string { return sandboxID.Load().(string) }}
+		Publish: executor.Publisher(conn.Load), Budget: outbox.NewBudget(env.StreamBytes), SandboxID: func() string { return sandboxID.Load().(string) }}
 	// A pooled executor opens what it can while it waits for its claim.
 	pending, err := executor.PreopenTools(ctx, toolsEnv)
 	if err != nil {

@@ -46,7 +46,7 @@ func demo(ctx context.Context, args []string) error {
 		ID:               "demo-" + suffix,
 		ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "512MiB", Disk: "64MiB"},
 		Tools:            []string{toolFile},
-	}, sdk.WithURL(*url))
+	}, sdk.WithURL(*url), showProgress(os.Stderr))
 	if err != nil {
 		return err
 	}

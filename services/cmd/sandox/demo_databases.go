@@ -66,7 +66,7 @@ func startDatabaseGroup(ctx context.Context, url, suffix string) (databaseGroup,
 			{Database: schemas.DatabaseNeo4j, Namespace: "scratch", Read: true, Write: true},
 		},
 		PopulationConfig: cfgFile.Name(),
-	}, sdk.WithURL(url))
+	}, sdk.WithURL(url), showProgress(os.Stderr))
 	if err != nil {
 		return databaseGroup{}, err
 	}

@@ -101,6 +101,9 @@ func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention, repli
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", schemas.JobStream, err)
 	}
+	if err := setupWatchStream(ctx, js, replicas); err != nil {
+		return err
+	}
 	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket, schemas.HostsBucket} {
 		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:   bucket,

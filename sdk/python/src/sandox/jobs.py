@@ -33,11 +33,14 @@ def start_job(
     id: str | None = None,
     dir: str | None = None,
     notify: str | None = None,
+    webhook: str | None = None,
     timeout: float | None = None,
 ) -> Job:
     """Starts command (bash -c) as a job and returns once it runs, without
     waiting for it (aio.jobs.start_job)."""
-    inner = _loop.run(aiojobs.start_job(sandbox._inner, command, id=id, dir=dir, notify=notify, timeout=timeout))
+    inner = _loop.run(
+        aiojobs.start_job(sandbox._inner, command, id=id, dir=dir, notify=notify, webhook=webhook, timeout=timeout)
+    )
     return Job(sandbox, inner.id, inner.info)
 
 

@@ -394,6 +394,7 @@ class JobInfo(ReadModel):
     pid: int
     started_at: datetime
     notify: str | None = Field(default=None)
+    webhook: str | None = Field(default=None)
     running: bool
     exit: JobExit | None = Field(default=None)
 

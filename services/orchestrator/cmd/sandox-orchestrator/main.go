@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -69,6 +70,16 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 	fs.IntVar(&cfg.ImageGC.Keep, "image-gc-keep", cfg.ImageGC.Keep, "how many of the newest sandbox-tools images are kept unless too old (env SANDOX_IMAGE_GC_KEEP)")
 	fs.IntVar(&cfg.PoolSize, "pool", cfg.PoolSize, "sandboxes of the default shape kept started and ready to be claimed; 0 turns the warm pool off (env SANDOX_POOL_SIZE)")
 	fs.DurationVar(&cfg.PoolIdle, "pool-idle", cfg.PoolIdle, "empty the warm pool after this long without a create; 0 never does (env SANDOX_POOL_IDLE)")
+	fs.Int64Var(&cfg.StreamBudget, "stream-budget", cfg.StreamBudget, "bytes of job output and watch events one sandbox may put into JetStream in its life, after which its jobs and watches end in a truncated record; 0 is no limit (env SANDOX_STREAM_BUDGET)")
+	fs.Func("webhook-allow", "comma-separated URL prefixes (https://hooks.example.com/ci/) that jobs' webhooks may name; the worker posts job exits there; none by default (env SANDOX_WEBHOOK_ALLOW)", func(v string) error {
+		cfg.WebhookAllow = nil
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				cfg.WebhookAllow = append(cfg.WebhookAllow, u)
+			}
+		}
+		return nil
+	})
 	// Every flag whose usage names a variable takes its default from it,
 	// so that each setting can come from a container's environment.
 	if err := svcmain.EnvDefaults(fs, os.Getenv); err != nil {

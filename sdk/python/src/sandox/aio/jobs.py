@@ -62,6 +62,9 @@ class JobEvent:
     data: bytes = b""
     exit: JobExit | None = None
     """How the job ended; set on the last event only."""
+    truncated: bool = False
+    """The sandbox spent its stream budget: stream and offset say where the
+    recorded output stops; only the exit follows."""
 
 
 async def _call(sandbox: Sandbox, tool: str, args: dict[str, Any], timeout: float | None) -> Any:
@@ -83,13 +86,16 @@ async def start_job(
     id: str | None = None,
     dir: str | None = None,
     notify: str | None = None,
+    webhook: str | None = None,
     timeout: float | None = None,
 ) -> Job:
     """Starts command (bash -c) as a job in the sandbox and returns once it
     runs and its start is recorded, without waiting for it. An id in use
-    raises AlreadyExistsError; a bad id or notify name BadRequestError."""
+    raises AlreadyExistsError; a bad id or notify name BadRequestError; a
+    webhook URL the operator does not allow AccessDeniedError (the control
+    plane POSTs the exit there, docs/jobs.md)."""
     args: dict[str, Any] = {"command": command}
-    for k, v in (("job_id", id), ("dir", dir), ("notify", notify)):
+    for k, v in (("job_id", id), ("dir", dir), ("notify", notify), ("webhook", webhook)):
         if v:
             args[k] = v
     ret = await _call(sandbox, "start_job", args, timeout)
@@ -162,6 +168,10 @@ class Job:
                 if kind == "exit":
                     yield JobEvent(seq=seq, exit=JobExit.model_validate_json(msg.data))
                     return
+                if kind == "truncated":
+                    cut = JobOutput.model_validate_json(msg.data)
+                    yield JobEvent(seq=seq, stream=cut.stream, offset=cut.offset, truncated=True)
+                    continue
                 if kind != "out":
                     continue
                 out = JobOutput.model_validate_json(msg.data)
