@@ -27,12 +27,12 @@ const (
 func (w *Worker) sandboxResources(container, sandboxID string) *cleanup.Stack {
 	c := &cleanup.Stack{}
 	c.Push(resNetwork, func(ctx context.Context) error { return w.isolation.Prune(ctx, runtime.ContainerName(sandboxID)) })
-	c.Push(resLedger, func(ctx context.Context) error { return w.release(ctx, sandboxID) })
+	c.Push(resLedger, func(ctx context.Context) error { return w.ledger.Release(ctx, sandboxID) })
 	c.Push(resDisk, func(context.Context) error { return w.detachDisk(sandboxID) })
 	c.Push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, runtime.VolumeName(sandboxID)) })
 	c.Push(resEgress, func(context.Context) error { return w.egress.Close(sandboxID) })
 	c.Push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
-	c.Push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, sandboxID) })
+	c.Push(resIdentity, func(ctx context.Context) error { return w.ids.Revoke(ctx, sandboxID) })
 	return c
 }
 

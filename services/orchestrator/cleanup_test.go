@@ -162,19 +162,19 @@ func TestReconcileLedger(t *testing.T) {
 	require.NoError(t, err)
 	host := resources.Host{CPUs: 4, MemoryBytes: 8 << 30}
 	for _, id := range []string{"alive", "ghost1", "ghost2"} {
-		require.NoError(t, h.w.admit(ctx, id, schemas.ResolvedResources{MemoryBytes: 1 << 30}, host, 0))
+		require.NoError(t, h.w.ledger.Admit(ctx, id, schemas.ResolvedResources{MemoryBytes: 1 << 30}, host, 0))
 	}
 	_, err = h.disks.Attach(ctx, "ghost3", 64<<20, 0, 0)
 	require.NoError(t, err)
-	require.NoError(t, h.w.mintIdentity(ctx, "ghost4"))
-	require.NoError(t, h.w.mintIdentity(ctx, "alive"))
+	require.NoError(t, h.w.ids.Mint(ctx, "ghost4"))
+	require.NoError(t, h.w.ids.Mint(ctx, "alive"))
 
 	h.w.reconcile(ctx)
 	assert.Equal(t, []string{"alive"}, keys(h.ledger()))
 	assert.Zero(t, h.disks.count())
 	creds, err := filepath.Glob(filepath.Join(h.cfg.CredsDir, "*"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{h.w.credsFile("alive")}, creds)
+	assert.Equal(t, []string{h.w.ids.File("alive")}, creds)
 }
 
 func keys[V any](m map[string]V) []string {

@@ -12,6 +12,8 @@ import (
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/lifetime"
+	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
@@ -26,12 +28,12 @@ func (w *Worker) createGroup(ctx context.Context, cmd schemas.Command) (schemas.
 	}
 	g := schemas.GroupStatus{ID: spec.ID, State: schemas.GroupCreated, Spec: spec, Sandboxes: []string{}, CreatedAt: time.Now().UTC()}
 	if spec.TTLSeconds > 0 {
-		g.ExpiresAt = g.CreatedAt.Add(seconds(spec.TTLSeconds))
+		g.ExpiresAt = g.CreatedAt.Add(lifetime.Seconds(spec.TTLSeconds))
 	}
 	if err := w.store.CreateGroup(ctx, &g); err != nil {
 		return schemas.CommandResult{}, err
 	}
-	w.pools.wake()
+	w.pools.Wake()
 	return schemas.CommandResult{Group: &g}, nil
 }
 
@@ -46,7 +48,7 @@ func (w *Worker) checkGroupSpec(spec schemas.GroupSpec) error {
 	if _, err := resources.Parse(spec.Compute); err != nil {
 		errs = append(errs, err)
 	}
-	errs = append(errs, spec.DatabaseAccess.Validate(), checkPoolSpec(spec.Pool))
+	errs = append(errs, spec.DatabaseAccess.Validate(), pool.CheckSpec(spec.Pool))
 	if spec.Egress != nil {
 		errs = append(errs, egressnet.Check(*spec.Egress))
 	}
@@ -175,7 +177,7 @@ func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus
 	st, _, err := w.store.Sandbox(ctx, spec.ID)
 	if err != nil {
 		var claimed bool
-		if st, claimed, err = w.claimPooled(ctx, g, spec, cmdID); !claimed {
+		if st, claimed, err = w.pools.Claim(ctx, g, spec, cmdID); !claimed {
 			st, err = w.doCreateSandbox(ctx, g, spec, cmdID)
 		}
 		if err != nil {
@@ -258,7 +260,10 @@ func (w *Worker) endGroup(ctx context.Context, cmd schemas.Command) (schemas.Com
 func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	g, _, err := w.store.Group(ctx, cmd.GroupID)
 	if err != nil {
-		return schemas.CommandResult{}, ignoreNotFound(err)
+		if errors.Is(err, schemas.CodeNotFound) {
+			return schemas.CommandResult{}, nil // ended meanwhile
+		}
+		return schemas.CommandResult{}, err
 	}
 	ended, err := w.endGroupHere(ctx, g, cmd.ID, false)
 	return schemas.CommandResult{Sandboxes: ended}, err
@@ -270,7 +275,7 @@ func (w *Worker) endGroupPart(ctx context.Context, cmd schemas.Command) (schemas
 // end_group), and removes anything left on this engine with the group's
 // label. Call it with the group's lock held, or from endGroupPart.
 func (w *Worker) endGroupHere(ctx context.Context, g schemas.GroupStatus, cmdID string, coordinator bool) ([]schemas.SandboxStatus, error) {
-	w.dropGroupPool(ctx, g)
+	w.pools.DropGroup(ctx, g)
 	var errs []error
 	var ended []schemas.SandboxStatus
 	for _, id := range g.Sandboxes {

@@ -273,9 +273,7 @@ func (h *harness) sandbox(id string) (schemas.SandboxStatus, error) {
 // ledger reads the engine's ledger.
 func (h *harness) ledger() map[string]schemas.ResolvedResources {
 	h.t.Helper()
-	key, err := h.w.engineKey(h.t.Context())
-	require.NoError(h.t, err)
-	l, err := h.w.store.ReadLedger(h.t.Context(), key)
+	l, err := h.w.ledger.Read(h.t.Context())
 	require.NoError(h.t, err)
 	return l.Allocations
 }

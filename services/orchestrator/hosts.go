@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/placement"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
@@ -40,160 +39,36 @@ func hostName(ctx context.Context, cfg Config, rt runtime.HostReader) (string, e
 }
 
 // ownedHere reports whether a sandbox placed on host is this worker's to
-// act on: its own host, or "" (a record from before placement, which
-// belongs to the single host there was).
-func (w *Worker) ownedHere(host string) bool { return host == "" || host == w.hostName }
+// act on (placement.Hosts.Here).
+func (w *Worker) ownedHere(host string) bool { return w.hosts.Here(host) }
 
-// hostLive reports whether host is up and heard from; a failure to read
-// its record counts as live, so that a hiccup of the bucket does not
-// treat a sandbox as lost.
-func (w *Worker) hostLive(ctx context.Context, host string) bool {
-	h, silent, err := w.store.HostSilence(ctx, host)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return false
-	} else if err != nil {
-		return true
-	}
-	return h.State == schemas.HostUp && silent <= w.cfg.HostLostAfter
+// hostLive reports whether host is up and heard from
+// (placement.Hosts.Live).
+func (w *Worker) hostLive(ctx context.Context, host string) bool { return w.hosts.Live(ctx, host) }
+
+// hostLoss is what the orchestrator does for the hosts part
+// (placement.Hosts) when a host is lost or this one comes back.
+type hostLoss struct{ w *Worker }
+
+var _ placement.Lost = hostLoss{}
+
+// MarkLost marks sandbox id lost (Worker.markSandboxLost).
+func (l hostLoss) MarkLost(ctx context.Context, id, container, reason, detail string) bool {
+	return l.w.markSandboxLost(ctx, id, container, reason, detail)
 }
 
-// runHosts heartbeats the worker's host and looks for lost hosts every
-// cfg.HostHeartbeat until ctx is done.
-func (w *Worker) runHosts(ctx context.Context) {
-	every(ctx, w.cfg.HostHeartbeat, func() {
-		if err := w.heartbeat(ctx); err != nil && ctx.Err() == nil {
-			w.log.Warn("host heartbeat", "host", w.hostName, "err", err)
-		}
-		if ctx.Err() == nil {
-			w.detectLostHosts(ctx)
-		}
-	})
+// FailQueued answers the commands queued for lost host name
+// (Worker.failQueued).
+func (l hostLoss) FailQueued(ctx context.Context, name string) error {
+	return l.w.failQueued(ctx, name)
 }
 
-// heartbeat refreshes the host's record: capacity, what its ledger holds,
-// this worker's last heartbeat. A host that was marked lost meanwhile is
-// up again, and the worker cleans up what was lost on it.
-func (w *Worker) heartbeat(ctx context.Context) error {
-	capacity, err := w.host(ctx)
-	if err != nil {
-		return err
-	}
-	h, err := w.rt.Host(ctx)
-	if err != nil {
-		return err
-	}
-	key, err := w.engineKey(ctx)
-	if err != nil {
-		return err
-	}
-	l, err := w.store.ReadLedger(ctx, key)
-	if err != nil {
-		return err
-	}
-	now := time.Now().UTC()
-	wasLost := false
-	_, err = w.store.UpdateHost(ctx, w.hostName, nil, func(hs *schemas.HostStatus) error {
-		wasLost = hs.State == schemas.HostLost
-		hs.Name, hs.EngineID, hs.State, hs.LostAt = w.hostName, h.ID, schemas.HostUp, time.Time{}
-		hs.CPUs, hs.MemoryBytes, hs.DiskBytes = capacity.CPUs, capacity.MemoryBytes, capacity.DiskBytes
-		hs.Allocated, hs.Sandboxes = l.Used(), len(l.Allocations)
-		if hs.Workers == nil {
-			hs.Workers = map[string]time.Time{}
-		}
-		maps.DeleteFunc(hs.Workers, func(_ string, seen time.Time) bool { return now.Sub(seen) > w.cfg.HostLostAfter })
-		hs.Workers[w.cfg.Worker] = now
-		hs.LastSeen = now
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("record host %s: %w", w.hostName, err)
-	}
-	if wasLost {
-		w.log.Warn("host is back after it was marked lost; removing what was lost on it", "host", w.hostName)
-		w.reconcile(ctx)
-		w.cleanLost(ctx)
-		w.removeForeign(ctx)
-	}
-	return nil
-}
-
-// detectLostHosts marks lost every other host not heard from for
-// cfg.HostLostAfter, judged on this worker's clock (hostClock): it runs
-// every heartbeat, so the judgement follows each host's record. The
-// compare-and-set on the host's record lets one
-// worker do it; that worker marks the host's sandboxes lost and releases
-// its ledger.
-func (w *Worker) detectLostHosts(ctx context.Context) {
-	names, err := w.store.HostNames(ctx)
-	if err != nil {
-		w.log.Warn("list hosts", "err", err)
-		return
-	}
-	for _, name := range names {
-		if name == w.hostName {
-			continue
-		}
-		h, silent, err := w.store.HostSilence(ctx, name)
-		if err != nil || h.State != schemas.HostUp || silent <= w.cfg.HostLostAfter {
-			continue
-		}
-		claimed := false
-		h, err = w.store.UpdateHost(ctx, name, state.ErrUnchanged, func(hs *schemas.HostStatus) error {
-			claimed = false // a retry after another worker's write starts afresh
-			// A heartbeat since the read (another LastSeen) is a sign of
-			// life, whatever the clocks say.
-			if hs.State != schemas.HostUp || !hs.LastSeen.Equal(h.LastSeen) {
-				return state.ErrUnchanged
-			}
-			hs.State, hs.LostAt, claimed = schemas.HostLost, time.Now().UTC(), true
-			return nil
-		})
-		if err != nil || !claimed {
-			continue
-		}
-		w.log.Warn("host lost: no heartbeat", "host", name, "last_seen", h.LastSeen)
-		if err := w.markHostLost(ctx, h); err != nil {
-			w.log.Warn("mark the sandboxes of a lost host", "host", name, "err", err)
-		}
-		if err := w.failQueued(ctx, name); err != nil {
-			w.log.Warn("answer the commands queued for a lost host", "host", name, "err", err)
-		}
-	}
-}
-
-// markHostLost marks lost, with an exited event (reason host_lost), every
-// sandbox on host h; forgets its pooled sandboxes that no one claimed; and
-// releases everything the host's ledger holds.
-func (w *Worker) markHostLost(ctx context.Context, h schemas.HostStatus) error {
-	ids, err := w.store.SandboxIDs(ctx)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, id := range ids {
-		st, _, err := w.store.Sandbox(ctx, id)
-		if err != nil || st.Host != h.Name {
-			continue
-		}
-		if st.Pooled && st.ClaimedBy == "" {
-			errs = append(errs, w.store.DeleteSandbox(ctx, id))
-			continue
-		}
-		if st.Pooled {
-			continue // the link of a claimed sandbox, which is marked itself
-		}
-		w.markSandboxLost(ctx, id, "", schemas.LostHost, fmt.Sprintf("its host %s has not been heard from since %s", h.Name, h.LastSeen.Format(time.RFC3339)))
-	}
-	if h.EngineID != "" {
-		errs = append(errs, w.store.UpdateLedger(ctx, state.LedgerKey(h.EngineID), func(l *resources.Ledger) error {
-			if len(l.Allocations) == 0 {
-				return state.ErrUnchanged
-			}
-			clear(l.Allocations)
-			return nil
-		}))
-	}
-	return errors.Join(errs...)
+// Back removes what sandboxes that no longer exist left behind, what was
+// lost on this host and what was made again elsewhere meanwhile.
+func (l hostLoss) Back(ctx context.Context) {
+	l.w.reconcile(ctx)
+	l.w.cleanLost(ctx)
+	l.w.removeForeign(ctx)
 }
 
 // markSandboxLost sets sandbox id lost for reason, with an exited event,

@@ -2,9 +2,14 @@ package orchestrator
 
 import (
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/identity"
 	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
+
+// SandboxCredsPath is where a sandbox's executor finds its NATS
+// credentials (identity.CredsPath).
+const SandboxCredsPath = identity.CredsPath
 
 // sandboxUID is the uid and gid of images.SandboxUser.
 const sandboxUID = 10001

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/lifetime"
 )
 
 func fastSweep(c *Config) { c.LifetimeInterval = 50 * time.Millisecond }
@@ -28,11 +29,11 @@ func TestLifetimes(t *testing.T) {
 		// the last batch, to the expired event.
 		notBefore time.Duration
 	}{
-		{name: "ttl of a created sandbox", sandbox: schemas.SandboxSpec{TTLSeconds: 0.3}, why: ExpiredTTL, notBefore: 300 * time.Millisecond},
-		{name: "ttl of a running sandbox", sandbox: schemas.SandboxSpec{TTLSeconds: 0.5}, start: true, why: ExpiredTTL, notBefore: 500 * time.Millisecond},
-		{name: "idle timeout", sandbox: schemas.SandboxSpec{IdleTimeoutSeconds: 0.3}, start: true, why: ExpiredIdle, notBefore: 300 * time.Millisecond},
-		{name: "batches keep it alive", sandbox: schemas.SandboxSpec{IdleTimeoutSeconds: 0.4}, start: true, busy: time.Second, why: ExpiredIdle, notBefore: 400 * time.Millisecond},
-		{name: "group ttl", group: schemas.GroupSpec{TTLSeconds: 0.5}, start: true, why: ExpiredGroupTTL, notBefore: 500 * time.Millisecond},
+		{name: "ttl of a created sandbox", sandbox: schemas.SandboxSpec{TTLSeconds: 0.3}, why: lifetime.ExpiredTTL, notBefore: 300 * time.Millisecond},
+		{name: "ttl of a running sandbox", sandbox: schemas.SandboxSpec{TTLSeconds: 0.5}, start: true, why: lifetime.ExpiredTTL, notBefore: 500 * time.Millisecond},
+		{name: "idle timeout", sandbox: schemas.SandboxSpec{IdleTimeoutSeconds: 0.3}, start: true, why: lifetime.ExpiredIdle, notBefore: 300 * time.Millisecond},
+		{name: "batches keep it alive", sandbox: schemas.SandboxSpec{IdleTimeoutSeconds: 0.4}, start: true, busy: time.Second, why: lifetime.ExpiredIdle, notBefore: 400 * time.Millisecond},
+		{name: "group ttl", group: schemas.GroupSpec{TTLSeconds: 0.5}, start: true, why: lifetime.ExpiredGroupTTL, notBefore: 500 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,7 +61,7 @@ func TestLifetimes(t *testing.T) {
 				return err != nil
 			})
 			h.requireNothingLeft("sb")
-			if tt.why == ExpiredGroupTTL {
+			if tt.why == lifetime.ExpiredGroupTTL {
 				h.eventually("the group forgotten", func() bool {
 					_, _, err := h.w.store.Group(t.Context(), "g")
 					return err != nil

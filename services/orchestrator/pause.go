@@ -99,7 +99,7 @@ func (w *Worker) resumeSandbox(ctx context.Context, st schemas.SandboxStatus, cm
 	if err != nil {
 		return st, err
 	}
-	if err := w.admit(ctx, st.ID, st.Resources, host, g.Spec.Overcommit); err != nil {
+	if err := w.ledger.Admit(ctx, st.ID, st.Resources, host, g.Spec.Overcommit); err != nil {
 		return st, fmt.Errorf("sandbox %s: resume: %w", st.ID, err)
 	}
 	if err := w.freezer.Unpause(ctx, st.Container); err != nil {
@@ -130,11 +130,7 @@ func (w *Worker) resumeSandbox(ctx context.Context, st schemas.SandboxStatus, cm
 // frozen processes keep their pages and its workspace its blocks. A
 // sandbox without an allocation is no change.
 func (w *Worker) setLedgerCPU(ctx context.Context, id string, nanoCPUs int64) error {
-	key, err := w.engineKey(ctx)
-	if err != nil {
-		return err
-	}
-	return w.store.UpdateLedger(ctx, key, func(l *resources.Ledger) error {
+	return w.ledger.Update(ctx, func(l *resources.Ledger) error {
 		a, ok := l.Allocations[id]
 		if !ok || a.NanoCPUs == nanoCPUs {
 			return state.ErrUnchanged

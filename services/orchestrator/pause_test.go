@@ -107,27 +107,3 @@ func TestPauseUnsupported(t *testing.T) {
 	h.refused(h.command(schemas.PauseSandbox, "g", "sb1"), schemas.CodeUnsupported)
 	h.refused(h.command(schemas.PauseSandbox, "g", "pool-x"), schemas.CodeBadRequest)
 }
-
-// TestPausedLifetimes: a paused sandbox's TTL still ends it, its idle
-// timeout does not run while it is paused, and counts from its resume.
-func TestPausedLifetimes(t *testing.T) {
-	h := newHarness(t)
-	now := time.Now().UTC()
-	long := now.Add(-time.Hour)
-	tests := []struct {
-		name string
-		st   schemas.SandboxStatus
-		want string
-	}{
-		{name: "paused past its TTL", st: schemas.SandboxStatus{State: schemas.StatePaused, ExpiresAt: now.Add(-time.Second)}, want: ExpiredTTL},
-		{name: "paused long past its idle timeout", st: schemas.SandboxStatus{State: schemas.StatePaused, StartedAt: long, IdleTimeoutSeconds: 60}, want: ""},
-		{name: "resumed just now", st: schemas.SandboxStatus{State: schemas.StateRunning, StartedAt: long, ResumedAt: now, IdleTimeoutSeconds: 60}, want: ""},
-		{name: "resumed and idle since", st: schemas.SandboxStatus{State: schemas.StateRunning, StartedAt: long, ResumedAt: now.Add(-2 * time.Minute), IdleTimeoutSeconds: 60}, want: ExpiredIdle},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.st.ID = "sb-life"
-			assert.Equal(t, tt.want, h.w.overdue(t.Context(), tt.st, now))
-		})
-	}
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
@@ -47,7 +48,7 @@ var _ runtime.ResourceUpdater = (*memRuntime)(nil)
 func newPoolHarness(t *testing.T, size int, change ...func(*Config)) *harness {
 	t.Helper()
 	h := newHarness(t, append([]func(*Config){func(c *Config) { c.PoolSize = size }}, change...)...)
-	h.eventually("the pool fills", func() bool { return h.w.pools.get("").count() == size })
+	h.eventually("the pool fills", func() bool { return h.w.pools.Ready("") == size })
 	return h
 }
 
@@ -103,8 +104,8 @@ func TestPoolClaim(t *testing.T) {
 	assert.Equal(t, st.Container, stored.Container)
 	assert.Contains(t, h.ledger(), "sb1")
 	assert.NotContains(t, h.ledger(), st.PoolID, "the pool's allocation moved to the sandbox")
-	assert.NoFileExists(t, filepath.Join(h.cfg.CredsDir, st.PoolID+credsSuffix), "the pool identity's file is gone")
-	h.eventually("the pool refills", func() bool { return h.w.pools.get("").count() == 2 })
+	assert.NoFileExists(t, filepath.Join(h.cfg.CredsDir, st.PoolID+".creds"), "the pool identity's file is gone")
+	h.eventually("the pool refills", func() bool { return h.w.pools.Ready("") == 2 })
 
 	// A restart serves the claimed sandbox again, from the claim file.
 	require.NoError(t, h.rt.Restart(t.Context(), st.Container))
@@ -126,7 +127,7 @@ func TestPoolClaim(t *testing.T) {
 func TestPoolIdentityRevoked(t *testing.T) {
 	h := newPoolHarness(t, 1)
 	poolID := h.pooled()[0]
-	poolCreds, err := os.ReadFile(h.w.credsFile(poolID))
+	poolCreds, err := os.ReadFile(h.w.ids.File(poolID))
 	require.NoError(t, err)
 	credsFile := filepath.Join(t.TempDir(), "pool.creds")
 	require.NoError(t, os.WriteFile(credsFile, poolCreds, 0o600))
@@ -212,41 +213,6 @@ func TestPoolClaimUpdatesResources(t *testing.T) {
 
 }
 
-func TestPoolFits(t *testing.T) {
-	pool := schemas.SandboxStatus{
-		Families:  []string{"filesystem_tools", "terminal_tools"},
-		Egress:    &schemas.Egress{Policy: schemas.EgressNone},
-		Resources: schemas.ResolvedResources{NanoCPUs: 1e9, MemoryBytes: 1 << 30, PIDs: 256},
-	}
-	same := poolShape{families: pool.Families, egress: *pool.Egress, limits: pool.Resources}
-	with := func(change func(*poolShape)) poolShape {
-		s := same
-		change(&s)
-		return s
-	}
-	tests := []struct {
-		name  string
-		shape poolShape
-		want  bool
-	}{
-		{"the pool's shape", same, true},
-		{"more memory", with(func(s *poolShape) { s.limits.MemoryBytes = 2 << 30 }), true},
-		{"fewer CPUs", with(func(s *poolShape) { s.limits.NanoCPUs = 5e8 }), true},
-		{"unlimited memory", with(func(s *poolShape) { s.limits.MemoryBytes = 0 }), false},
-		{"a disk", with(func(s *poolShape) { s.limits.DiskBytes = 1 << 30 }), false},
-		{"a CPU set", with(func(s *poolShape) { s.limits.CPUSet = "0" }), false},
-		{"other families", with(func(s *poolShape) { s.families = []string{"filesystem_tools"} }), false},
-		{"other egress", with(func(s *poolShape) { s.egress = schemas.Egress{Policy: schemas.EgressOpen} }), false},
-	}
-	rt := newMemRuntime()
-	w := &Worker{rt: rt, updater: rt}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, w.fits(pool, tc.shape))
-		})
-	}
-}
-
 // TestPoolCountsAgainstAdmission checks that pooled sandboxes hold their
 // resources in the ledger: with two of one CPU each on a four-CPU host, a
 // fresh create of three CPUs is refused, while a claim of three CPUs,
@@ -265,15 +231,17 @@ func TestPoolCountsAgainstAdmission(t *testing.T) {
 	require.Nil(t, res.Error, "%+v", res.Error)
 	assert.True(t, res.Sandboxes[0].FromPool)
 	assert.Equal(t, int64(3e9), h.ledger()["claimed"].NanoCPUs)
-	time.Sleep(2 * poolTick)
+	time.Sleep(2 * pool.Tick)
 	assert.Len(t, h.pooled(), 1, "the refill does not fit: 3 + 1 of 4 CPUs")
 }
 
 func TestPoolShrinksWhenIdle(t *testing.T) {
-	h := newPoolHarness(t, 2, func(c *Config) { c.PoolIdle = 300 * time.Millisecond })
+	// The idle time leaves room to fill two sandboxes on a loaded machine
+	// first (each fill counts from the pool's last use).
+	h := newPoolHarness(t, 2, func(c *Config) { c.PoolIdle = 2 * time.Second })
 	h.eventually("the idle pool empties", func() bool {
 		containers, _ := h.rt.counts()
-		return h.w.pools.get("").count() == 0 && containers == 0 && len(h.ledger()) == 0
+		return h.w.pools.Ready("") == 0 && containers == 0 && len(h.ledger()) == 0
 	})
 	assert.Empty(t, h.pooled())
 	// A create wakes it: it is made fresh, and the pool fills again.
@@ -281,7 +249,7 @@ func TestPoolShrinksWhenIdle(t *testing.T) {
 	res := h.createSandbox("g1", "sb1", schemas.SandboxSpec{})
 	require.Nil(t, res.Error)
 	assert.False(t, res.Sandboxes[0].FromPool)
-	h.eventually("the pool fills again", func() bool { return h.w.pools.get("").count() == 2 })
+	h.eventually("the pool fills again", func() bool { return h.w.pools.Ready("") == 2 })
 }
 
 // TestPoolRefusesPoolIDs checks that a client cannot create a sandbox

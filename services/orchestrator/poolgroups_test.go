@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
@@ -28,11 +29,13 @@ func (h *harness) groupPooled(group string) []schemas.SandboxStatus {
 }
 
 // poolCount is how many sandboxes the worker's pool of key holds ready.
-func (h *harness) poolCount(key string) int {
-	if p := h.w.pools.get(key); p != nil {
-		return p.count()
-	}
-	return 0
+func (h *harness) poolCount(key string) int { return h.w.pools.Ready(key) }
+
+// workerAnswers reports whether worker answers on its pool subject, as a
+// running pool loop does.
+func (h *harness) workerAnswers(worker string) bool {
+	_, err := h.control.Request(schemas.PoolWorkerSubject(worker), nil, time.Second)
+	return err == nil
 }
 
 // containerLabels returns the labels of the container with id.
@@ -67,7 +70,7 @@ func TestGroupPoolFillsAndClaims(t *testing.T) {
 		assert.Equal(t, "unit-worker", l[runtime.LabelPoolWorker])
 		assert.Empty(t, l[runtime.LabelGroup], "a pooled container is no group's sandbox")
 	}
-	assert.Nil(t, h.w.pools.get(""), "no default pool")
+	assert.False(t, h.w.pools.Has(""), "no default pool")
 
 	res := h.createSandbox("g1", "sb1", schemas.SandboxSpec{})
 	require.Nil(t, res.Error, "%+v", res.Error)
@@ -125,21 +128,21 @@ func TestGroupPoolDrainedOnEndGroup(t *testing.T) {
 	h := newHarness(t)
 	h.createGroup("g1", pooledGroup)
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
-	pool := h.groupPooled("g1")
+	pooled := h.groupPooled("g1")
 	res := h.createSandbox("g1", "sb1", schemas.SandboxSpec{})
 	require.Nil(t, res.Error)
 	require.True(t, res.Sandboxes[0].FromPool)
 
 	h.ok(h.command(schemas.EndGroup, "g1", ""))
-	assert.Nil(t, h.w.pools.get("g1"))
+	assert.False(t, h.w.pools.Has("g1"))
 	h.eventually("nothing of the group is left", func() bool {
 		containers, _ := h.rt.counts()
 		return containers == 0
 	})
-	require.Never(t, func() bool { return h.poolCount("g1") > 0 || len(h.pooled()) > 0 }, 3*poolTick, 50*time.Millisecond,
+	require.Never(t, func() bool { return h.poolCount("g1") > 0 || len(h.pooled()) > 0 }, 3*pool.Tick, 50*time.Millisecond,
 		"the pool is not filled again")
 	var ids []string
-	for _, p := range pool {
+	for _, p := range pooled {
 		ids = append(ids, p.ID)
 	}
 	h.requireNothingLeft(append(ids, "sb1")...)
@@ -158,7 +161,7 @@ func TestGroupPoolDrainedWhenGroupGone(t *testing.T) {
 	require.NoError(t, h.w.store.DeleteGroup(t.Context(), "g1"))
 	h.eventually("the pool of the group that is gone is drained", func() bool {
 		containers, _ := h.rt.counts()
-		return containers == 0 && h.w.pools.get("g1") == nil && len(h.ledger()) == 0
+		return containers == 0 && !h.w.pools.Has("g1") && len(h.ledger()) == 0
 	})
 	h.requireNothingLeft()
 }
@@ -166,7 +169,8 @@ func TestGroupPoolDrainedWhenGroupGone(t *testing.T) {
 func TestGroupPoolShrinksWhenIdle(t *testing.T) {
 	h := newHarness(t)
 	spec := pooledGroup
-	spec.Pool = &schemas.PoolSpec{Size: 2, IdleShrinkSeconds: 0.5}
+	// The idle time leaves room to fill two sandboxes on a loaded machine.
+	spec.Pool = &schemas.PoolSpec{Size: 2, IdleShrinkSeconds: 2}
 	h.createGroup("g1", spec)
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
 	h.eventually("the idle pool empties", func() bool {
@@ -208,16 +212,16 @@ func TestPoolReapsDeadWorkers(t *testing.T) {
 	// Every worker is made before any runs (NewWorker updates the streams).
 	dead, own := h.namedWorker("dead-worker", 0), h.namedWorker("unit-worker", 0)
 	live := h.namedWorker("live-worker", 1)
-	deadID, err := dead.fillPool(ctx, poolSource{})
+	deadID, err := poolSandboxes{dead}.Fill(ctx, pool.Source{})
 	require.NoError(t, err)
-	ownID, err := own.fillPool(ctx, poolSource{})
+	ownID, err := poolSandboxes{own}.Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 
 	t.Cleanup(runWorker(t, live))
-	h.eventually("the live worker's pool fills", func() bool { return live.pools.get("").count() == 1 })
+	h.eventually("the live worker's pool fills", func() bool { return live.pools.Ready("") == 1 })
 	h.start()
 	// Run reaps before the pool loop answers on the worker's subject.
-	h.eventually("the worker runs", func() bool { return h.w.workerAlive(ctx, "unit-worker") })
+	h.eventually("the worker runs", func() bool { return h.workerAnswers("unit-worker") })
 	for _, id := range []string{deadID, ownID} {
 		h.eventually("the pooled sandbox "+id+" is reaped", func() bool {
 			_, err := h.sandbox(id)
@@ -228,9 +232,9 @@ func TestPoolReapsDeadWorkers(t *testing.T) {
 		assert.NotContains(t, h.ledger(), id)
 	}
 	require.Len(t, h.pooled(), 1, "the live worker's pooled sandbox is kept")
-	assert.True(t, live.pools.get("").count() == 1)
-	assert.True(t, h.w.workerAlive(ctx, "live-worker"))
-	assert.False(t, h.w.workerAlive(ctx, "dead-worker"))
+	assert.True(t, live.pools.Ready("") == 1)
+	assert.True(t, h.workerAnswers("live-worker"))
+	assert.False(t, h.workerAnswers("dead-worker"))
 }
 
 // TestPoolReap checks which pooled sandboxes a reap removes: a dead
@@ -239,18 +243,18 @@ func TestPoolReap(t *testing.T) {
 	h := newIdleHarness(t)
 	ctx := t.Context()
 	dead := h.namedWorker("dead-worker", 0)
-	deadID, err := dead.fillPool(ctx, poolSource{})
+	deadID, err := poolSandboxes{dead}.Fill(ctx, pool.Source{})
 	require.NoError(t, err)
-	ownID, err := h.w.fillPool(ctx, poolSource{})
+	ownID, err := poolSandboxes{h.w}.Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 
-	h.w.reapPools(ctx, false)
+	h.w.pools.Reap(ctx, false)
 	_, err = h.sandbox(deadID)
 	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "a dead worker's pooled sandbox is reaped")
 	_, err = h.sandbox(ownID)
 	require.NoError(t, err, "a running worker keeps its own")
 
-	h.w.reapPools(ctx, true)
+	h.w.pools.Reap(ctx, true)
 	h.requireNothingLeft(deadID, ownID)
 }
 
@@ -278,20 +282,20 @@ func TestPoolReapOtherHost(t *testing.T) {
 		return h.newWorker()
 	}
 	gone, back := onOther(), onOther()
-	id, err := gone.fillPool(ctx, poolSource{})
+	id, err := poolSandboxes{gone}.Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 	p, err := h.sandbox(id)
 	require.NoError(t, err)
 	require.Equal(t, "other-host", p.Host)
 
-	h.w.reapPools(ctx, false)
+	h.w.pools.Reap(ctx, false)
 	_, err = h.sandbox(id)
 	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "the record is released")
 	_, err = h.rt.Inspect(ctx, p.Container)
 	require.NoError(t, err, "the container is the other host's to remove")
 
 	t.Cleanup(runWorker(t, back))
-	h.eventually("the host's worker runs", func() bool { return h.w.workerAlive(ctx, "other-worker") })
+	h.eventually("the host's worker runs", func() bool { return h.workerAnswers("other-worker") })
 	h.eventually("the host's worker removes what is left of its pool", func() bool {
 		containers, volumes := h.rt.counts()
 		return containers == 0 && volumes == 0 && len(h.ledger()) == 0

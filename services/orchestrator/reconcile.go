@@ -2,12 +2,8 @@ package orchestrator
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"maps"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
@@ -33,9 +29,9 @@ type resourceKind struct {
 func (w *Worker) resourceKinds() []resourceKind {
 	return []resourceKind{
 		{name: resContainer, holders: w.containerHolders, release: w.releaseStaleContainer},
-		{name: resIdentity, holders: w.identityHolders, release: w.revokeIdentity},
+		{name: resIdentity, holders: w.ids.Holders, release: w.ids.Revoke},
 		{name: resDisk, holders: w.diskHolders, release: w.releaseStaleDisk},
-		{name: resLedger, holders: w.ledgerHolders, release: w.release},
+		{name: resLedger, holders: w.ledgerHolders, release: w.ledger.Release},
 	}
 }
 
@@ -62,26 +58,6 @@ func (w *Worker) reconcile(ctx context.Context) {
 			w.log.Info("released the resource of a sandbox that no longer exists", "kind", k.name, "sandbox", id)
 		}
 	}
-}
-
-// identityHolders lists the sandboxes with a credentials file.
-func (w *Worker) identityHolders(context.Context) ([]string, error) {
-	if w.cfg.CredsDir == "" {
-		return nil, nil
-	}
-	entries, err := os.ReadDir(w.cfg.CredsDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), credsSuffix); ok && !strings.HasPrefix(id, ".") {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
 }
 
 // diskHolders lists the sandboxes with a disk image.
@@ -111,11 +87,7 @@ func (w *Worker) releaseStaleDisk(ctx context.Context, sandboxID string) error {
 
 // ledgerHolders lists the sandboxes with an allocation in the engine's ledger.
 func (w *Worker) ledgerHolders(ctx context.Context) ([]string, error) {
-	key, err := w.engineKey(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l, err := w.store.ReadLedger(ctx, key)
+	l, err := w.ledger.Read(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func TestRedeliveredCreate(t *testing.T) {
 	require.NoError(t, err)
 	limits, host, err := h.w.resolveResources(ctx, schemas.ComputeResources{})
 	require.NoError(t, err)
-	require.NoError(t, h.w.admit(ctx, "sb1", limits, host, 1))
+	require.NoError(t, h.w.ledger.Admit(ctx, "sb1", limits, host, 1))
 
 	start := h.command(schemas.StartSandbox, "g1", "sb1")
 	res := h.refused(start, schemas.CodeConflict)

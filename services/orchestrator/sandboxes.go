@@ -10,6 +10,8 @@ import (
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/services/orchestrator/cleanup"
 	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/lifetime"
+	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
@@ -39,7 +41,7 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command, forward
 	}
 	unlockSandbox := w.locks.lock(sandboxKey(spec.ID))
 	defer unlockSandbox()
-	if st, ok, err := w.claimPooled(ctx, g, spec, cmd.ID); ok {
+	if st, ok, err := w.pools.Claim(ctx, g, spec, cmd.ID); ok {
 		if err != nil {
 			return schemas.CommandResult{}, err
 		}
@@ -95,7 +97,7 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		Egress:    &egressPolicy,
 		CreatedBy: cmdID,
 	}
-	setLifetime(&st, spec, time.Now().UTC())
+	lifetime.Set(&st, spec, time.Now().UTC())
 	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
 		prev, done, rerr := w.redeliveredCreate(ctx, g, st.ID, cmdID, err)
 		if done {
@@ -116,8 +118,8 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 	}()
 	undo.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, st.ID) })
 
-	undo.Push(resLedger, func(ctx context.Context) error { return w.release(ctx, st.ID) })
-	if err := w.admit(ctx, st.ID, limits, host, g.Spec.Overcommit); err != nil {
+	undo.Push(resLedger, func(ctx context.Context) error { return w.ledger.Release(ctx, st.ID) })
+	if err := w.ledger.Admit(ctx, st.ID, limits, host, g.Spec.Overcommit); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := w.createContainer(ctx, &st, files, undo); err != nil {
@@ -153,12 +155,12 @@ func (w *Worker) createContainer(ctx context.Context, st *schemas.SandboxStatus,
 	if err := w.rt.CreateVolume(ctx, vol); err != nil {
 		return err
 	}
-	undo.Push(resIdentity, func(ctx context.Context) error { return w.revokeIdentity(ctx, st.ID) })
-	if err := w.mintIdentity(ctx, st.ID, st.Databases...); err != nil {
+	undo.Push(resIdentity, func(ctx context.Context) error { return w.ids.Revoke(ctx, st.ID) })
+	if err := w.ids.Mint(ctx, st.ID, st.Databases...); err != nil {
 		return err
 	}
 	spec := w.containerSpec(st, labels)
-	w.withIdentity(&spec, st.ID)
+	w.ids.Bind(&spec, st.ID)
 	undo.Push(resEgress, func(context.Context) error { return w.egress.Close(st.ID) })
 	if err := w.isolation.Apply(ctx, &spec, st); err != nil {
 		return err
@@ -178,7 +180,7 @@ func (w *Worker) labels(st *schemas.SandboxStatus) map[string]string {
 	if w.cfg.System != "" {
 		l[runtime.LabelSystem] = w.cfg.System
 	}
-	poolLabels(l, st)
+	pool.Labels(l, st)
 	return l
 }
 

@@ -122,12 +122,6 @@ func TestCreateSandboxRefused(t *testing.T) {
 		{name: "bad memory", group: "g1", id: "x", spec: &schemas.SandboxSpec{Compute: &schemas.ComputeResources{Memory: "lots"}}, want: schemas.CodeBadRequest},
 		{name: "disk below the minimum", group: "g1", id: "x", spec: &schemas.SandboxSpec{Compute: &schemas.ComputeResources{Disk: "1MiB"}}, want: schemas.CodeBadRequest},
 		{
-			name: "disk on a host without disk limits", group: "g1", id: "x",
-			spec:  &schemas.SandboxSpec{Compute: &schemas.ComputeResources{Disk: "64MiB"}},
-			setup: func(h *harness) { h.w.disks = diskPool{err: errors.New("no loop devices")} },
-			want:  schemas.CodeUnsupported,
-		},
-		{
 			name: "default image missing", group: "g1", id: "x", spec: &schemas.SandboxSpec{},
 			setup: func(h *harness) {
 				h.rt.mu.Lock()
@@ -141,7 +135,6 @@ func TestCreateSandboxRefused(t *testing.T) {
 	h.createGroup("g1", schemas.GroupSpec{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h.w.disks = diskPool{pool: h.disks}
 			h.rt.addImage(h.cfg.SandboxImage, baseImageID)
 			if tt.setup != nil {
 				tt.setup(h)
@@ -164,6 +157,20 @@ func TestCreateSandboxRefused(t *testing.T) {
 		assert.Equal(t, schemas.StateCreated, st.State)
 		assert.Contains(t, h.ledger(), "taken")
 	})
+}
+
+// TestCreateSandboxWithoutDiskLimits checks that a host that cannot
+// enforce a disk limit refuses a sandbox that asks for one. The worker is
+// given its disks before it runs: its heartbeat reads them.
+func TestCreateSandboxWithoutDiskLimits(t *testing.T) {
+	h := newIdleHarness(t)
+	h.w.disks = diskPool{err: errors.New("no loop devices")}
+	h.start()
+	h.createGroup("g1", schemas.GroupSpec{})
+	cmd := h.command(schemas.CreateSandbox, "g1", "x")
+	cmd.Sandbox = &schemas.SandboxSpec{Compute: &schemas.ComputeResources{Disk: "64MiB"}}
+	h.refused(cmd, schemas.CodeUnsupported)
+	h.requireNothingLeft("x")
 }
 
 // TestStartSandboxThatExits checks that a sandbox whose executor exits at

@@ -57,7 +57,7 @@ func (w *Worker) watch(ctx context.Context) {
 }
 
 func (w *Worker) handleEvent(ctx context.Context, ev runtime.Event) {
-	id := w.sandboxOf(ctx, ev.Labels[runtime.LabelSandbox])
+	id := w.pools.SandboxOf(ctx, ev.Labels[runtime.LabelSandbox])
 	if id == "" {
 		return
 	}

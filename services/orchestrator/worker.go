@@ -18,8 +18,11 @@ import (
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/groupdb"
+	"github.com/sandox/sandox/services/orchestrator/identity"
 	"github.com/sandox/sandox/services/orchestrator/images"
+	"github.com/sandox/sandox/services/orchestrator/lifetime"
 	"github.com/sandox/sandox/services/orchestrator/placement"
+	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
@@ -49,23 +52,27 @@ type Worker struct {
 	disks   diskPool
 	// egress runs the allowlist proxies of this worker's sandboxes.
 	egress egress.Proxies
-	// pools hold this worker's warm sandboxes (pool.go).
-	pools *poolSet
+	// pools hold this worker's warm sandboxes.
+	pools *pool.Pools
 	// isolation puts each sandbox on the network its egress policy
 	// allows.
 	isolation *egressnet.Isolation
 	// hostName is the worker's host (Config.Host, or its engine's id):
 	// its sandboxes are placed there and only its workers act on them.
 	hostName string
+	// lifetimes ends the sandboxes and groups whose lifetime is over.
+	lifetimes *lifetime.Sweeper
+	// hosts heartbeats the worker's host and marks silent hosts lost.
+	hosts *placement.Hosts
 	// placer chooses the host of each new sandbox.
 	placer *placement.Placer
 	// databases runs the groups' database containers.
 	databases *groupdb.Databases
-	// engine caches the ledger key of the engine (see engineKey).
-	engine struct {
-		mu  sync.Mutex
-		key string
-	}
+	// ids mints and revokes the sandboxes' NATS identities.
+	ids *identity.Identities
+	// ledger is the engine's ledger, against which sandboxes are
+	// admitted.
+	ledger *state.EngineLedger
 }
 
 // NewWorker sets up the streams and buckets and returns a worker that
@@ -91,15 +98,16 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, freezer: e.Freezer, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
-	if p := defaultPool(cfg); p != nil {
-		w.pools.set("", p)
-	}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, freezer: e.Freezer, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), hostName: host, ledger: state.NewEngineLedger(st, e.Runtime),
+		ids: identity.New(nc, cfg.CredsDir, cfg.NATSSocket != "", sandboxUID)}
 	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
 	// A new sandbox is placed on a host heard from within three
 	// heartbeats, so that a host that has just died gets no creates while
 	// it waits to be marked lost (HostLostAfter).
 	w.placer = placement.New(st, host, min(3*cfg.HostHeartbeat, cfg.HostLostAfter))
+	w.lifetimes = lifetime.New(st, js, w.publishEvent, cfg.LifetimeInterval, w.log)
+	w.hosts = placement.NewHosts(placement.HostsConfig{Worker: cfg.Worker, Host: host, Heartbeat: cfg.HostHeartbeat, LostAfter: cfg.HostLostAfter},
+		st, e.Runtime, w.host, hostLoss{w}, w.log)
 	w.databases = groupdb.New(groupdb.Config{
 		Network: cfg.DatabaseNetwork, System: cfg.System, Host: host,
 		Neo4jImage: cfg.Neo4jImage, QdrantImage: cfg.QdrantImage, QdrantDataDir: cfg.QdrantDataDir,
@@ -115,6 +123,10 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 		}
 	}
 	w.isolation = egressnet.NewIsolation(cfg.NATSSocket, cfg.EgressNetwork, shards, &w.egress, w.log)
+	w.pools = pool.New(pool.Config{
+		Worker: cfg.Worker, Host: host, Size: cfg.PoolSize, Compute: cfg.PoolCompute, Idle: cfg.PoolIdle,
+		CanUpdate: e.Updater != nil, CredsDir: cfg.CredsDir,
+	}, pool.Parts{Maker: poolSandboxes{w}, Claimer: poolSandboxes{w}, Measure: w.host, Egress: w.isolation}, st, nc, w.log)
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
 	}
@@ -137,7 +149,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	// The host is recorded before anything is placed, so that a create
 	// this worker takes can be placed here.
-	if err := w.heartbeat(ctx); err != nil {
+	if err := w.hosts.Heartbeat(ctx); err != nil {
 		w.log.Warn("host heartbeat", "err", err)
 	}
 	w.reconcile(ctx)
@@ -158,7 +170,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.databases.Reconcile(ctx)
 	w.markLost(ctx)
 	w.cleanLost(ctx)
-	w.reapPools(ctx, true)
+	w.pools.Reap(ctx, true)
 	w.removeForeign(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
@@ -178,10 +190,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		bg.Wait()
 	}()
 	bg.Go(func() { w.watch(stopped) })
-	bg.Go(func() { w.sweepLifetimes(stopped) })
+	bg.Go(func() { w.lifetimes.Run(stopped) })
 	bg.Go(func() { images.CollectEvery(stopped, w.imageStore, w.cfg.ImageGC, w.log) })
-	bg.Go(func() { w.runHosts(stopped) })
-	bg.Go(func() { w.runPool(stopped) })
+	bg.Go(func() { w.hosts.Run(stopped) })
+	bg.Go(func() { w.pools.Run(stopped) })
 	bg.Go(func() { w.relayWebhooks(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
