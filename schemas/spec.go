@@ -92,6 +92,9 @@ type SandboxSpec struct {
 	// received no action batch for that long (counted from its start), with
 	// an expired event (reason "idle_timeout").
 	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds,omitempty" jsonschema:"minimum=0"`
+	// FromCheckpoint, when set, fills the new sandbox's workspace with
+	// that checkpoint's files before it starts (a fork).
+	FromCheckpoint *CheckpointRef `json:"from_checkpoint,omitempty"`
 }
 
 // GroupSpec describes a group of sandboxes and the defaults of its members.

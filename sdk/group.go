@@ -89,6 +89,9 @@ type SandboxOptions struct {
 	// that runs longer than IdleTimeout does not keep it alive. 0 is no
 	// limit; a negative timeout is ErrBadRequest.
 	IdleTimeout time.Duration
+	// FromCheckpoint fills the new sandbox's workspace with a checkpoint's
+	// files before it starts (Sandbox.Fork sets it).
+	FromCheckpoint *schemas.CheckpointRef
 }
 
 // SandboxGroup is a group of sandboxes. It is safe for concurrent use.
@@ -202,6 +205,7 @@ func sandboxSpec(id string, o SandboxOptions, defaults schemas.ComputeResources)
 		Egress:             o.Egress,
 		TTLSeconds:         ttl,
 		IdleTimeoutSeconds: idle,
+		FromCheckpoint:     o.FromCheckpoint,
 	}, nil
 }
 

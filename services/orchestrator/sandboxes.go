@@ -40,11 +40,15 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command, forward
 	}
 	unlockSandbox := w.locks.lock(sandboxKey(spec.ID))
 	defer unlockSandbox()
-	if st, ok, err := w.claimPooled(ctx, g, spec, cmd.ID); ok {
-		if err != nil {
-			return schemas.CommandResult{}, err
+	// A fork gets its files before it starts: not from the warm pool,
+	// whose sandboxes run already.
+	if spec.FromCheckpoint == nil {
+		if st, ok, err := w.claimPooled(ctx, g, spec, cmd.ID); ok {
+			if err != nil {
+				return schemas.CommandResult{}, err
+			}
+			return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
 		}
-		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
 	}
 	st, err := w.doCreateSandbox(ctx, g, spec, cmd.ID)
 	if err != nil {
@@ -122,6 +126,9 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := w.createContainer(ctx, &st, files, undo); err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
+	}
+	if err := w.restoreFork(ctx, st, spec.FromCheckpoint); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := w.store.PutSandbox(ctx, &st); err != nil {

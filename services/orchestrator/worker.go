@@ -16,6 +16,7 @@ import (
 	"github.com/sandox/sandox/internal/egress"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/orchestrator/checkpoints"
 	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/groupdb"
 	"github.com/sandox/sandox/services/orchestrator/images"
@@ -59,6 +60,9 @@ type Worker struct {
 	placer *placement.Placer
 	// databases runs the groups' database containers.
 	databases *groupdb.Databases
+	// checkpoints saves and restores workspaces (checkpoint.go); nil
+	// when the engine cannot copy files out of containers.
+	checkpoints *checkpoints.Service
 	// engine caches the ledger key of the engine (see engineKey).
 	engine struct {
 		mu  sync.Mutex
@@ -113,6 +117,9 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 		}
 	}
 	w.isolation = egressnet.NewIsolation(cfg.NATSSocket, cfg.EgressNetwork, shards, &w.egress, w.log)
+	if w.checkpoints, err = newCheckpoints(ctx, w, e.Archiver); err != nil {
+		return nil, err
+	}
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
 	}
@@ -369,6 +376,8 @@ func (w *Worker) execute(ctx context.Context, cmd schemas.Command, hostPart bool
 		res, err = w.endSandbox(ctx, cmd)
 	case schemas.SandboxStats:
 		res, err = w.sandboxStats(ctx, cmd)
+	case schemas.TakeCheckpoint, schemas.ListCheckpoints, schemas.DiffCheckpoints, schemas.RollbackSandbox:
+		res, err = w.checkpointCommand(ctx, cmd)
 	default:
 		err = schemas.Errorf(schemas.CodeBadRequest, "unknown command kind %q", cmd.Kind)
 	}

@@ -21,4 +21,7 @@ type Engine struct {
 	// ImageStore lists and removes images; without it images are never
 	// collected.
 	ImageStore ImageStore
+	// Archiver copies files out of and into containers; without it
+	// checkpoints, rollback and fork are refused as unsupported.
+	Archiver Archiver
 }
