@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 )
@@ -188,4 +190,70 @@ func TestCheckpointFullDisk(t *testing.T) {
 	_, err = sb.Rollback(ctx, "twenty")
 	require.NoError(t, err)
 	assert.Equal(t, twenty, workspaceState(t, sb), "the workspace after rollback with room")
+}
+
+// TestAutoCheckpoints runs a group with automatic checkpoints: the
+// executor says which batches changed the workspace, the orchestrator
+// checkpoints after each of those only, and keeps the newest Keep.
+func TestAutoCheckpoints(t *testing.T) {
+	ctx := timeoutCtx(t, 5*time.Minute)
+	group := newGroup(t, sdk.GroupConfig{
+		ID:               "it-ckpt-auto",
+		ComputeResources: schemas.ComputeResources{Memory: "256MiB"},
+		Checkpoints:      &schemas.CheckpointPolicy{Auto: true, Keep: 2},
+	})
+	sb := startSandbox(t, group, "it-ckpt-auto-a", sdk.SandboxOptions{})
+	results, err := env.nc.SubscribeSync(schemas.ObservationSubject(sb.ID(), "*"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = results.Unsubscribe() })
+	// batch runs command and returns whether the executor said it changed
+	// the workspace.
+	batch := func(command string) bool {
+		t.Helper()
+		shellOK(t, sb, command)
+		m, err := results.NextMsg(30 * time.Second)
+		require.NoError(t, err)
+		var res schemas.BatchResult
+		require.NoError(t, json.Unmarshal(m.Data, &res))
+		return res.WorkspaceChanged
+	}
+	// autos waits until the sandbox has n automatic checkpoints, the newest
+	// of them the workspace now, and returns them.
+	autos := func(n int) []schemas.Checkpoint {
+		t.Helper()
+		var got []schemas.Checkpoint
+		poll.Until(t, 60*time.Second, fmt.Sprintf("%d automatic checkpoints, the newest up to date", n), func() bool {
+			list, err := sb.Checkpoints(ctx)
+			if err != nil {
+				return false
+			}
+			got = got[:0]
+			for _, c := range list {
+				if c.Auto {
+					got = append(got, c)
+				}
+			}
+			return len(got) == n && len(got[n-1].ChangedSince) == 0
+		})
+		return got
+	}
+
+	assert.True(t, batch(`printf one > one.txt`), "a batch that writes a file")
+	first := autos(1)[0]
+	assert.False(t, batch(`cat one.txt && ls -la`), "a batch that only reads")
+	assert.True(t, batch(`printf two > two.txt`))
+	second := autos(2)
+	assert.Equal(t, first.ID, second[0].ID, "the read-only batch made no checkpoint")
+	assert.True(t, batch(`rm one.txt`), "a batch that deletes a file")
+	third := autos(2)
+	assert.Equal(t, second[1].ID, third[0].ID, "keep 2: the oldest automatic checkpoint is deleted")
+	named, err := sb.Checkpoint(ctx, "mine")
+	require.NoError(t, err)
+	assert.False(t, named.Auto)
+
+	_, err = sb.Rollback(ctx, third[0].ID)
+	require.NoError(t, err)
+	out := shellOK(t, sb, `ls`)
+	assert.Contains(t, out, "one.txt", "rolled back to the checkpoint after two.txt, before one.txt was removed")
+	assert.Contains(t, out, "two.txt")
 }

@@ -120,3 +120,18 @@ const (
 	// CheckpointManifest), named "manifest.<sandbox id>.<checkpoint id>".
 	CheckpointBlobBucket = "sandox_checkpoint_blobs"
 )
+
+// CheckpointPolicy is a group's checkpoint setting.
+type CheckpointPolicy struct {
+	// Auto checkpoints a sandbox's workspace after every action batch that
+	// changed it.
+	Auto bool `json:"auto,omitempty"`
+	// Keep bounds the automatic checkpoints kept per sandbox, the oldest
+	// deleted first; 0 means DefaultAutoKeep. Named checkpoints are never
+	// deleted.
+	Keep int `json:"keep,omitempty" jsonschema:"minimum=0"`
+}
+
+// DefaultAutoKeep is how many automatic checkpoints a sandbox keeps when
+// its group's policy does not say.
+const DefaultAutoKeep = 10

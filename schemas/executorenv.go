@@ -11,19 +11,20 @@ import (
 // on a sandbox container. ExecutorEnv writes and reads them; no other code
 // spells these names.
 const (
-	EnvSandboxID    = "SANDOX_SANDBOX_ID"
-	EnvGroupID      = "SANDOX_GROUP_ID"
-	EnvNATSURL      = "SANDOX_NATS_URL"
-	EnvNATSCreds    = "SANDOX_NATS_CREDS"
-	EnvEgressProxy  = "SANDOX_EGRESS_PROXY"
-	EnvFamilies     = "SANDOX_TOOL_FAMILIES"
-	EnvToolsDir     = "SANDOX_TOOLS_DIR"
-	EnvWorkspace    = "SANDOX_WORKSPACE"
-	EnvPackageIndex = "SANDOX_PACKAGE_INDEX"
-	EnvDiskBytes    = "SANDOX_DISK_BYTES"
-	EnvCgroupRoot   = "SANDOX_CGROUP_ROOT"
-	EnvDebug        = "SANDOX_DEBUG"
-	EnvPooled       = "SANDOX_POOLED"
+	EnvSandboxID      = "SANDOX_SANDBOX_ID"
+	EnvGroupID        = "SANDOX_GROUP_ID"
+	EnvNATSURL        = "SANDOX_NATS_URL"
+	EnvNATSCreds      = "SANDOX_NATS_CREDS"
+	EnvEgressProxy    = "SANDOX_EGRESS_PROXY"
+	EnvFamilies       = "SANDOX_TOOL_FAMILIES"
+	EnvToolsDir       = "SANDOX_TOOLS_DIR"
+	EnvWorkspace      = "SANDOX_WORKSPACE"
+	EnvPackageIndex   = "SANDOX_PACKAGE_INDEX"
+	EnvDiskBytes      = "SANDOX_DISK_BYTES"
+	EnvCgroupRoot     = "SANDOX_CGROUP_ROOT"
+	EnvDebug          = "SANDOX_DEBUG"
+	EnvPooled         = "SANDOX_POOLED"
+	EnvWatchWorkspace = "SANDOX_WATCH_WORKSPACE"
 )
 
 // The defaults of ExecutorEnv's optional fields.
@@ -72,6 +73,9 @@ type ExecutorEnv struct {
 	// it serves only ClaimSubject and ping until it is claimed, then serves
 	// the claimed sandbox (PoolClaim).
 	Pooled bool
+	// WatchWorkspace makes the executor tell, in each BatchResult, whether
+	// the batch changed the workspace (a group with automatic checkpoints).
+	WatchWorkspace bool
 }
 
 // Environ returns the environment, KEY=VALUE, that FromEnv reads back as
@@ -102,6 +106,9 @@ func (e ExecutorEnv) Environ() []string {
 	if e.Pooled {
 		add(EnvPooled, "1")
 	}
+	if e.WatchWorkspace {
+		add(EnvWatchWorkspace, "1")
+	}
 	return out
 }
 
@@ -117,17 +124,18 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 		return def
 	}
 	*e = ExecutorEnv{
-		SandboxID:    getenv(EnvSandboxID),
-		GroupID:      getenv(EnvGroupID),
-		NATSURL:      getenv(EnvNATSURL),
-		NATSCreds:    getenv(EnvNATSCreds),
-		EgressProxy:  getenv(EnvEgressProxy),
-		ToolsDir:     or(EnvToolsDir, DefaultToolsDir),
-		Workspace:    or(EnvWorkspace, DefaultWorkspace),
-		PackageIndex: getenv(EnvPackageIndex),
-		CgroupRoot:   or(EnvCgroupRoot, DefaultCgroupRoot),
-		Debug:        getenv(EnvDebug) != "",
-		Pooled:       getenv(EnvPooled) != "",
+		SandboxID:      getenv(EnvSandboxID),
+		GroupID:        getenv(EnvGroupID),
+		NATSURL:        getenv(EnvNATSURL),
+		NATSCreds:      getenv(EnvNATSCreds),
+		EgressProxy:    getenv(EnvEgressProxy),
+		ToolsDir:       or(EnvToolsDir, DefaultToolsDir),
+		Workspace:      or(EnvWorkspace, DefaultWorkspace),
+		PackageIndex:   getenv(EnvPackageIndex),
+		CgroupRoot:     or(EnvCgroupRoot, DefaultCgroupRoot),
+		Debug:          getenv(EnvDebug) != "",
+		Pooled:         getenv(EnvPooled) != "",
+		WatchWorkspace: getenv(EnvWatchWorkspace) != "",
 	}
 	for _, f := range strings.Split(getenv(EnvFamilies), ",") {
 		if f = strings.TrimSpace(f); f != "" {

@@ -114,6 +114,10 @@ type GroupSpec struct {
 	// so a group of the same id starts with the same data; by default
 	// they are deleted with the group.
 	KeepDatabaseData bool `json:"keep_database_data,omitempty"`
+	// Checkpoints, when set, is the group's checkpoint policy: automatic
+	// checkpoints after every batch that changed a workspace
+	// (docs/checkpoints.md).
+	Checkpoints *CheckpointPolicy `json:"checkpoints,omitempty"`
 	// Sandboxes are created and started with the group.
 	Sandboxes []SandboxSpec `json:"sandboxes,omitempty"`
 	// Overcommit, when above 1, lets the sandboxes of this group be granted

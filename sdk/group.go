@@ -58,6 +58,11 @@ type GroupConfig struct {
 	// orchestrator's hosts (Docker engines): schemas.PlacementSpread (the
 	// default, "") or schemas.PlacementPack.
 	Placement schemas.Placement
+	// Checkpoints, with Auto set, checkpoints each sandbox's workspace
+	// after every action batch that changed it, keeping the newest Keep
+	// automatic ones (docs/checkpoints.md). A negative Keep is
+	// ErrBadRequest.
+	Checkpoints *schemas.CheckpointPolicy
 }
 
 // InitialSandbox is a sandbox listed in the group config.
@@ -164,6 +169,10 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 		Egress:           cfg.Egress,
 		Placement:        cfg.Placement,
 		TTLSeconds:       ttl,
+		Checkpoints:      cfg.Checkpoints,
+	}
+	if cfg.Checkpoints != nil && cfg.Checkpoints.Keep < 0 {
+		errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "checkpoints.keep %d: want 0 (the default, %d) or more", cfg.Checkpoints.Keep, schemas.DefaultAutoKeep))
 	}
 	for _, sb := range cfg.Sandboxes {
 		s, err := sandboxSpec(sb.ID, sb.SandboxOptions, cfg.ComputeResources)

@@ -50,6 +50,9 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		Workspace: workspaceDir,
 		DiskBytes: st.Resources.DiskBytes,
 		Pooled:    st.Pooled,
+		// The executor tells, after each batch, whether it changed the
+		// workspace: the trigger of automatic checkpoints.
+		WatchWorkspace: st.Checkpoints != nil && st.Checkpoints.Auto,
 	}
 	if w.cfg.CredsDir != "" {
 		env.NATSCreds = SandboxCredsPath

@@ -40,9 +40,10 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command, forward
 	}
 	unlockSandbox := w.locks.lock(sandboxKey(spec.ID))
 	defer unlockSandbox()
-	// A fork gets its files before it starts: not from the warm pool,
-	// whose sandboxes run already.
-	if spec.FromCheckpoint == nil {
+	// A fork gets its files before it starts, and the executor of a group
+	// with automatic checkpoints watches its workspace: neither comes from
+	// the warm pool, whose sandboxes run already.
+	if spec.FromCheckpoint == nil && (g.Spec.Checkpoints == nil || !g.Spec.Checkpoints.Auto) {
 		if st, ok, err := w.claimPooled(ctx, g, spec, cmd.ID); ok {
 			if err != nil {
 				return schemas.CommandResult{}, err
@@ -89,16 +90,17 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 	}
 	st := schemas.SandboxStatus{
-		ID:        spec.ID,
-		GroupID:   g.ID,
-		State:     schemas.StateCreated,
-		Host:      w.hostName,
-		Families:  families,
-		Tools:     images.ToolModules(families, files),
-		Resources: limits,
-		Databases: dbs,
-		Egress:    &egressPolicy,
-		CreatedBy: cmdID,
+		ID:          spec.ID,
+		GroupID:     g.ID,
+		State:       schemas.StateCreated,
+		Host:        w.hostName,
+		Families:    families,
+		Tools:       images.ToolModules(families, files),
+		Resources:   limits,
+		Databases:   dbs,
+		Egress:      &egressPolicy,
+		CreatedBy:   cmdID,
+		Checkpoints: g.Spec.Checkpoints,
 	}
 	setLifetime(&st, spec, time.Now().UTC())
 	if _, err := w.store.CreateSandbox(ctx, st); err != nil {

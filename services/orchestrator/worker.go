@@ -187,6 +187,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { images.CollectEvery(stopped, w.imageStore, w.cfg.ImageGC, w.log) })
 	bg.Go(func() { w.runHosts(stopped) })
 	bg.Go(func() { w.runPool(stopped) })
+	bg.Go(func() { w.runAutoCheckpoints(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		for _, it := range iters {

@@ -160,3 +160,25 @@ func (s *Service) Diff(ctx context.Context, sandboxID, from, to, container strin
 	d.From, d.To = a.ID, toID
 	return d, nil
 }
+
+// PruneAuto deletes the oldest automatic checkpoints of sandboxID beyond
+// the newest keep; named and asked-for checkpoints stay.
+func (s *Service) PruneAuto(ctx context.Context, sandboxID string, keep int) error {
+	list, err := s.store.List(ctx, sandboxID)
+	if err != nil {
+		return err
+	}
+	var auto []schemas.Checkpoint
+	for _, c := range list {
+		if c.Auto {
+			auto = append(auto, c)
+		}
+	}
+	for len(auto) > keep {
+		if err := s.store.Delete(ctx, auto[0]); err != nil {
+			return err
+		}
+		auto = auto[1:]
+	}
+	return nil
+}
