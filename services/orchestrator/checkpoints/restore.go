@@ -54,7 +54,7 @@ func (s *Service) writeArchive(ctx context.Context, w io.Writer, m schemas.Check
 
 // copyBlob writes f's stored content to w, checking its size.
 func (s *Service) copyBlob(ctx context.Context, w io.Writer, f schemas.CheckpointFile) error {
-	rc, err := s.store.blob(ctx, f.SHA256)
+	rc, err := s.store.blob(ctx, f.SHA256, f.Size)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.Path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -63,6 +64,14 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	return &Store{index: index, blobs: blobs}, nil
 }
 
+// transferTimeout bounds one transfer of size bytes to or from the object
+// store. Without a deadline of its own the client gives a whole object 5 s,
+// which a large file on a busy host passes; this allows 30 s plus a second
+// per MiB (a floor of 1 MiB/s).
+func transferTimeout(size int64) time.Duration {
+	return 30*time.Second + time.Duration(size>>20)*time.Second
+}
+
 func blobName(sum string) string { return "sha256-" + sum }
 
 func manifestName(sandboxID, id string) string { return "manifest." + sandboxID + "." + id }
@@ -88,19 +97,35 @@ func (s *Store) putBlob(ctx context.Context, sum string, size int64, r io.Reader
 	if ok {
 		return 0, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, transferTimeout(size))
+	defer cancel()
 	if _, err := s.blobs.Put(ctx, jetstream.ObjectMeta{Name: blobName(sum)}, r); err != nil {
 		return 0, storeError(err, "store a file's content")
 	}
 	return size, nil
 }
 
-// blob opens the stored content of digest sum.
-func (s *Store) blob(ctx context.Context, sum string) (io.ReadCloser, error) {
+// blob opens the stored content of digest sum, size bytes long; the
+// reader must be read within transferTimeout(size).
+func (s *Store) blob(ctx context.Context, sum string, size int64) (io.ReadCloser, error) {
+	ctx, cancel := context.WithTimeout(ctx, transferTimeout(size))
 	r, err := s.blobs.Get(ctx, blobName(sum))
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("content sha256 %s: %w", sum, err)
 	}
-	return r, nil
+	return readCloser{r, cancel}, nil
+}
+
+// readCloser releases a transfer's deadline when its reader is closed.
+type readCloser struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (r readCloser) Close() error {
+	defer r.cancel()
+	return r.ReadCloser.Close()
 }
 
 // save stores m's manifest, then its summary: the summary is what makes
@@ -111,7 +136,9 @@ func (s *Store) save(ctx context.Context, m schemas.CheckpointManifest) error {
 		return err
 	}
 	c := m.Checkpoint
-	if _, err := s.blobs.Put(ctx, jetstream.ObjectMeta{Name: manifestName(c.SandboxID, c.ID)}, bytes.NewReader(data)); err != nil {
+	pctx, cancel := context.WithTimeout(ctx, transferTimeout(int64(len(data))))
+	defer cancel()
+	if _, err := s.blobs.Put(pctx, jetstream.ObjectMeta{Name: manifestName(c.SandboxID, c.ID)}, bytes.NewReader(data)); err != nil {
 		return storeError(err, "store the manifest of checkpoint "+c.ID)
 	}
 	sum, err := json.Marshal(c)
@@ -176,6 +203,8 @@ func (s *Store) Resolve(ctx context.Context, sandboxID, ref string) (schemas.Che
 // Manifest reads the manifest of checkpoint c.
 func (s *Store) Manifest(ctx context.Context, c schemas.Checkpoint) (schemas.CheckpointManifest, error) {
 	var m schemas.CheckpointManifest
+	ctx, cancel := context.WithTimeout(ctx, transferTimeout(int64(c.Files)*256))
+	defer cancel()
 	data, err := s.blobs.GetBytes(ctx, manifestName(c.SandboxID, c.ID))
 	if err != nil {
 		return m, fmt.Errorf("manifest of checkpoint %s of sandbox %s: %w", c.ID, c.SandboxID, err)
