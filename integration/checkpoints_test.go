@@ -7,12 +7,14 @@ import (
 	"testing"
 	"time"
 
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/mcp"
 )
 
 // fingerprint lists every entry of the sandbox's workspace with its type,
@@ -256,4 +258,44 @@ func TestAutoCheckpoints(t *testing.T) {
 	out := shellOK(t, sb, `ls`)
 	assert.Contains(t, out, "one.txt", "rolled back to the checkpoint after two.txt, before one.txt was removed")
 	assert.Contains(t, out, "two.txt")
+}
+
+// TestMCPCheckpointTools drives the checkpoint tools of the MCP server
+// (sandox mcp --checkpoints) with a real MCP client on a container sandbox.
+func TestMCPCheckpointTools(t *testing.T) {
+	g := newGroup(t, sdk.GroupConfig{ID: "it-ckpt-mcp", ComputeResources: schemas.ComputeResources{Memory: "256MiB"}})
+	sb := startSandbox(t, g, "it-ckpt-mcp-a", sdk.SandboxOptions{})
+	srv, err := mcp.NewServer(t.Context(), sb, mcp.Options{Checkpoints: true})
+	require.NoError(t, err)
+	st, ct := sdkmcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	require.NoError(t, err)
+	defer ss.Close()
+	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "it-client", Version: "v0"}, nil).Connect(t.Context(), ct, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	call := func(name string, args map[string]any) *sdkmcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &sdkmcp.CallToolParams{Name: name, Arguments: args})
+		require.NoError(t, err)
+		return res
+	}
+
+	shellOK(t, sb, `printf one > notes.txt`)
+	res := call(mcp.ToolCheckpoint, map[string]any{"name": "first"})
+	require.False(t, res.IsError, mcpText(t, res))
+	assert.Contains(t, mcpText(t, res), "(first)")
+	shellOK(t, sb, `printf two > notes.txt && printf new > new.txt`)
+	res = call(mcp.ToolDiffCheckpoints, map[string]any{"from": "first"})
+	require.False(t, res.IsError, mcpText(t, res))
+	assert.Equal(t, "added: new.txt\nchanged: notes.txt\nremoved: none", mcpText(t, res))
+	res = call(mcp.ToolListCheckpoints, map[string]any{})
+	require.False(t, res.IsError, mcpText(t, res))
+	assert.Contains(t, mcpText(t, res), "changed since: new.txt, notes.txt")
+	res = call(mcp.ToolRollback, map[string]any{"checkpoint": "first"})
+	require.False(t, res.IsError, mcpText(t, res))
+	assert.Equal(t, "one", shellOK(t, sb, `cat notes.txt; ls new.txt 2>/dev/null || true`))
+	res = call(mcp.ToolRollback, map[string]any{"checkpoint": "nope"})
+	assert.True(t, res.IsError, "a rollback to an unknown checkpoint is a failed call")
+	assert.Contains(t, mcpText(t, res), "no checkpoint")
 }
