@@ -80,27 +80,24 @@ func (s *Server) Serve(ctx context.Context) error {
 			s.replyError(m, schemas.Errorf(schemas.CodeResourceExhausted, "sandbox %s has %d batches waiting; try again later", id, s.cfg.QueueLength))
 		}
 	}
-	handlers := []struct {
-		subject string
-		handle  nats.MsgHandler
-	}{
+	served := &subjects{nc: s.nc, handlers: []handler{
 		{schemas.ActionsSubject(id), queue},
 		{schemas.ToolsSubject(id), s.serveTools},
 		{schemas.StatsSubject(id), s.serveStats},
 		{schemas.NoticeSubject(id), s.serveNotice},
 		// Last: an answer means every other subject is served.
 		{schemas.PingSubject(id), s.servePing},
+	}}
+	// The hold subject stays served while the others are held (hold.go).
+	hold, err := s.nc.Subscribe(schemas.HoldSubject(id), served.serveHold)
+	if err != nil {
+		return fmt.Errorf("subscribe to %s: %w", schemas.HoldSubject(id), err)
 	}
-	for _, h := range handlers {
-		sub, err := s.nc.Subscribe(h.subject, h.handle)
-		if err != nil {
-			return fmt.Errorf("subscribe to %s: %w", h.subject, err)
-		}
-		defer sub.Unsubscribe()
+	defer hold.Unsubscribe()
+	if err := served.subscribe(); err != nil {
+		return err
 	}
-	if err := s.nc.Flush(); err != nil {
-		return fmt.Errorf("flush subscriptions: %w", err)
-	}
+	defer served.close()
 	s.announceReady()
 	// What starting allocated (the decoded environment and credentials,
 	// the connection's handshake) is garbage now: give it back, so that an

@@ -14,11 +14,13 @@ const (
 	StartSandbox  CommandKind = "start_sandbox"
 	EndSandbox    CommandKind = "end_sandbox"
 	SandboxStats  CommandKind = "sandbox_stats"
+	PauseSandbox  CommandKind = "pause_sandbox"  // docs/pause.md
+	ResumeSandbox CommandKind = "resume_sandbox" // docs/pause.md
 )
 
 // CommandKinds lists every kind, in lifecycle order.
 var CommandKinds = []CommandKind{CreateGroup, StartGroup, EndGroup, CreateSandbox, StartSandbox, EndSandbox, SandboxStats,
-	TakeCheckpoint, ListCheckpoints, DiffCheckpoints, RollbackSandbox}
+	PauseSandbox, ResumeSandbox, TakeCheckpoint, ListCheckpoints, DiffCheckpoints, RollbackSandbox}
 
 // Command asks the orchestrator to change the lifecycle of a group or a
 // sandbox. Group is set for create_group, Sandbox for create_sandbox.

@@ -18,7 +18,7 @@ func (CommandKind) JSONSchema() *invopop.Schema { return enumSchema(CommandKinds
 
 // JSONSchema lists the sandbox states.
 func (SandboxState) JSONSchema() *invopop.Schema {
-	return enumSchema(StateCreated, StateRunning, StateFailed, StateEnding, StateEnded, StateLost)
+	return enumSchema(StateCreated, StateRunning, StateFailed, StateEnding, StateEnded, StateLost, StatePaused)
 }
 
 // JSONSchema lists the group states.
@@ -42,6 +42,7 @@ var ErrorCodes = []ErrorCode{
 	CodeBadRequest, CodeNotFound, CodeAlreadyExists, CodeConflict, CodeUnknownTool,
 	CodeAmbiguousTool, CodeInvalidArgs, CodeToolError, CodeTimeout, CodeSkipped,
 	CodeAccessDenied, CodeResourceExhausted, CodeUnsupported, CodeUnavailable, CodeInternal,
+	CodePaused,
 }
 
 // JSONSchema lists the error codes.

@@ -72,6 +72,7 @@ const (
 	CodeUnsupported       ErrorCode = "unsupported"        // the host cannot do what was asked
 	CodeUnavailable       ErrorCode = "unavailable"        // a component is down or not ready
 	CodeInternal          ErrorCode = "internal"           // a bug or an unexpected failure
+	CodePaused            ErrorCode = "paused"             // the sandbox is paused: resume it first (docs/pause.md)
 )
 
 // Error is an error as it travels on the wire: a stable code and a message

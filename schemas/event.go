@@ -35,10 +35,18 @@ const (
 	EventExpired EventKind = "expired"
 	// EventEnded: the sandbox was ended on request and removed.
 	EventEnded EventKind = "ended"
+	// EventPaused: the sandbox's processes are frozen (state paused). A
+	// batch it had taken is answered after it resumes; it takes no new
+	// ones until then.
+	EventPaused EventKind = "paused"
+	// EventResumed: a paused sandbox's processes run again and its
+	// executor takes batches (state running).
+	EventResumed EventKind = "resumed"
 )
 
 // EventKinds lists every event kind.
-var EventKinds = []EventKind{EventCreated, EventStarted, EventStartFailed, EventOOMKilled, EventRestarted, EventExited, EventExpired, EventEnded}
+var EventKinds = []EventKind{EventCreated, EventStarted, EventStartFailed, EventOOMKilled, EventRestarted, EventExited, EventExpired, EventEnded,
+	EventPaused, EventResumed}
 
 // LosesBatches reports whether an event of this kind means that an action
 // batch sent to the sandbox before the event, and not answered by the time

@@ -20,6 +20,8 @@ func TestEventKindLosesBatches(t *testing.T) {
 		{name: "exited", kind: EventExited, want: true},
 		{name: "expired", kind: EventExpired, want: true},
 		{name: "ended", kind: EventEnded, want: true},
+		{name: "paused keeps the batch for after the resume", kind: EventPaused, want: false},
+		{name: "resumed", kind: EventResumed, want: false},
 		{name: "unknown", kind: EventKind("state_changed"), want: false},
 	}
 	for _, tt := range tests {
@@ -27,7 +29,7 @@ func TestEventKindLosesBatches(t *testing.T) {
 			assert.Equal(t, tt.want, tt.kind.LosesBatches(), "kind %q", tt.kind)
 		})
 	}
-	assert.Len(t, EventKinds, 8, "a new kind needs a row above")
+	assert.Len(t, EventKinds, 10, "a new kind needs a row above")
 }
 
 func TestRequestSubjects(t *testing.T) {

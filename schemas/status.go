@@ -15,6 +15,9 @@ const (
 	// StateLost: its container is gone (Reason "container_missing") or its
 	// host stopped answering (Reason "host_lost"); ending it forgets it.
 	StateLost SandboxState = "lost"
+	// StatePaused: its processes are frozen and its CPU is released;
+	// resume_sandbox thaws it (docs/pause.md).
+	StatePaused SandboxState = "paused"
 )
 
 // Why a sandbox was lost, the Reason of its StateLost and of the exited
@@ -84,6 +87,10 @@ type SandboxStatus struct {
 	// CreatedAt and StartedAt (its last start) are the orchestrator's clock.
 	CreatedAt time.Time `json:"created_at,omitzero"`
 	StartedAt time.Time `json:"started_at,omitzero"`
+	// PausedAt is when it was last paused, ResumedAt when it was last
+	// resumed (the idle timeout counts from then at the earliest).
+	PausedAt  time.Time `json:"paused_at,omitzero"`
+	ResumedAt time.Time `json:"resumed_at,omitzero"`
 	// ExpiresAt is when its TTL ends it; zero without a TTL.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	// IdleTimeoutSeconds is its spec's idle timeout.

@@ -213,3 +213,10 @@ func SandboxJobSubjects(sandboxID string) string { return "sandbox." + sandboxID
 func JobNotifySubject(sandboxID, notify string) string {
 	return "sandox.evt.job." + sandboxID + "." + notify
 }
+
+// HoldSubject is where the orchestrator tells a sandbox's executor to stop
+// (Hold true) or go back to (Hold false) serving the sandbox's other
+// subjects, around a pause: a batch sent to a paused sandbox then meets no
+// responder at once instead of waiting in a frozen process. The reply is a
+// HoldReply.
+func HoldSubject(sandboxID string) string { return "sandbox." + sandboxID + ".hold" }

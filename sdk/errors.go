@@ -23,6 +23,7 @@ var (
 	ErrUnavailable       error = schemas.CodeUnavailable       // the orchestrator or NATS is down
 	ErrInternal          error = schemas.CodeInternal
 	ErrClosed                  = errors.New("closed") // the future or group was closed by its owner
+	ErrPaused            error = schemas.CodePaused   // the sandbox is paused: Resume it first (docs/pause.md)
 )
 
 // badRequests are the codes that are also ErrBadRequest: a refused tool

@@ -19,7 +19,7 @@ import (
 func TestErrorCodesMapToSentinels(t *testing.T) {
 	sentinels := []error{
 		sdk.ErrBadRequest, sdk.ErrNotFound, sdk.ErrAlreadyExists, sdk.ErrConflict, sdk.ErrTimeout,
-		sdk.ErrAccessDenied, sdk.ErrResourceExhausted, sdk.ErrUnsupported, sdk.ErrUnavailable, sdk.ErrInternal,
+		sdk.ErrAccessDenied, sdk.ErrResourceExhausted, sdk.ErrUnsupported, sdk.ErrUnavailable, sdk.ErrInternal, sdk.ErrPaused,
 	}
 	tests := []struct {
 		code schemas.ErrorCode
@@ -40,6 +40,7 @@ func TestErrorCodesMapToSentinels(t *testing.T) {
 		{schemas.CodeInternal, sdk.ErrInternal},
 		{schemas.CodeToolError, nil},
 		{schemas.CodeSkipped, nil},
+		{schemas.CodePaused, sdk.ErrPaused},
 	}
 	require.Len(t, tests, len(schemas.ErrorCodes), "a new code needs a row")
 	for _, tt := range tests {

@@ -156,7 +156,7 @@ func (f *Future) settle(obs []schemas.Observation, err error) {
 // the sandbox does not answer.
 func (f *Future) settleReply(ctx context.Context, m *nats.Msg) {
 	if noResponders(m) {
-		err := f.goneError(ctx)
+		err := f.pausedError(ctx)
 		if err == nil {
 			err = fmt.Errorf("sandbox %s: %w: no executor serves %s", f.sandbox.id, ErrSandboxGone, schemas.ActionsSubject(f.sandbox.id))
 		}
@@ -219,6 +219,9 @@ func (f *Future) goneError(ctx context.Context) error {
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return fmt.Errorf("sandbox %s: %w (it was ended or never created)", f.sandbox.id, err)
+	case err == nil && st.State == schemas.StatePaused:
+		// Paused with the batch in hand: it answers after the resume.
+		return nil
 	case err == nil && st.State != schemas.StateRunning:
 		return fmt.Errorf("sandbox %s is %s: %w: %s", f.sandbox.id, st.State, ErrSandboxGone, st.Reason)
 	}

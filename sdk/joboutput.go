@@ -163,7 +163,7 @@ func (j *Job) lost(ctx context.Context, info schemas.JobInfo) error {
 		return fmt.Errorf("%w: job %s: sandbox %s no longer exists", ErrSandboxGone, j.id, j.sandbox.id)
 	case err != nil:
 		return nil
-	case st.State != schemas.StateRunning:
+	case st.State != schemas.StateRunning && st.State != schemas.StatePaused:
 		return fmt.Errorf("%w: job %s: sandbox %s is %s", ErrSandboxGone, j.id, j.sandbox.id, st.State)
 	case st.LastExitAt.After(info.StartedAt):
 		return fmt.Errorf("%w: job %s: sandbox %s stopped at %s, after the job started", ErrSandboxGone, j.id, j.sandbox.id, st.LastExitAt.Format(time.RFC3339))

@@ -182,8 +182,8 @@ func (w *Worker) ensureSandboxRunning(ctx context.Context, g schemas.GroupStatus
 			return st, err
 		}
 	}
-	if st.State == schemas.StateRunning {
-		return st, nil
+	if st.State == schemas.StateRunning || st.State == schemas.StatePaused {
+		return st, nil // a paused sandbox stays paused (docs/pause.md)
 	}
 	return w.doStartSandbox(ctx, st, cmdID)
 }

@@ -78,7 +78,7 @@ func (w *Worker) sweepOnce(ctx context.Context) error {
 // overdue says why the sandbox's lifetime is over, or "".
 func (w *Worker) overdue(ctx context.Context, st schemas.SandboxStatus, now time.Time) string {
 	switch st.State {
-	case schemas.StateCreated, schemas.StateRunning, schemas.StateFailed:
+	case schemas.StateCreated, schemas.StateRunning, schemas.StateFailed, schemas.StatePaused:
 	default:
 		return ""
 	}
@@ -89,6 +89,9 @@ func (w *Worker) overdue(ctx context.Context, st schemas.SandboxStatus, now time
 		return ""
 	}
 	last := st.StartedAt
+	if st.ResumedAt.After(last) {
+		last = st.ResumedAt // the time paused is not idle time
+	}
 	if b, ok := w.lastBatch(ctx, st.ID); ok && b.After(last) {
 		last = b
 	}

@@ -26,8 +26,8 @@ func clientSubject(subject string) (string, bool) {
 }
 
 // route returns the host whose workers must run cmd, or "" when this
-// worker runs it: a create goes where placement puts it; a start, end or
-// stats request to the host of its sandbox, while that host is live and
+// worker runs it: a create goes where placement puts it; a start, end,
+// pause, resume or stats request to the host of its sandbox, while that host is live and
 // the sandbox is not lost. Everything else (group commands, commands on
 // sandboxes that do not exist, that are lost or whose host is silent) runs
 // here, and the handlers answer for what this host cannot do. A create
@@ -63,7 +63,7 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 			return "", nil // a bad spec, which the create reports in full
 		}
 		return host, nil
-	case schemas.StartSandbox, schemas.EndSandbox, schemas.SandboxStats,
+	case schemas.StartSandbox, schemas.EndSandbox, schemas.SandboxStats, schemas.PauseSandbox, schemas.ResumeSandbox,
 		schemas.TakeCheckpoint, schemas.ListCheckpoints, schemas.DiffCheckpoints, schemas.RollbackSandbox:
 		st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 		if err != nil || w.ownedHere(st.Host) || st.State == schemas.StateLost || !w.hostLive(ctx, st.Host) {

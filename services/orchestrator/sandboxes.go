@@ -246,6 +246,9 @@ func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas
 	if st.State == schemas.StateRunning {
 		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
 	}
+	if st.State == schemas.StatePaused {
+		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, schemas.Errorf(schemas.CodeConflict, "sandbox %q is paused: resume it", st.ID)
+	}
 	if st.Container == "" {
 		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, schemas.Errorf(schemas.CodeConflict,
 			"sandbox %s has no container: its create did not finish (the worker making it stopped); it finishes when that create is delivered again, or end the sandbox and create it again", st.ID)

@@ -37,6 +37,8 @@ type Worker struct {
 	// imageStore lists and removes images for collection; nil never
 	// collects.
 	imageStore runtime.ImageStore
+	// freezer pauses and resumes sandboxes (pause.go); nil refuses them.
+	freezer runtime.Freezer
 	// builder finds and builds sandbox images.
 	builder *images.Builder
 	store   *state.Store
@@ -93,7 +95,7 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
+	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, freezer: e.Freezer, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), pools: newPoolSet(), hostName: host}
 	if p := defaultPool(cfg); p != nil {
 		w.pools.set("", p)
 	}
@@ -377,6 +379,8 @@ func (w *Worker) execute(ctx context.Context, cmd schemas.Command, hostPart bool
 		res, err = w.endSandbox(ctx, cmd)
 	case schemas.SandboxStats:
 		res, err = w.sandboxStats(ctx, cmd)
+	case schemas.PauseSandbox, schemas.ResumeSandbox:
+		res, err = w.pauseOrResume(ctx, cmd)
 	case schemas.TakeCheckpoint, schemas.ListCheckpoints, schemas.DiffCheckpoints, schemas.RollbackSandbox:
 		res, err = w.checkpointCommand(ctx, cmd)
 	default:

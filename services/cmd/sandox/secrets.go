@@ -24,30 +24,15 @@ func secrets(args []string) error {
 	if os.Geteuid() != 0 {
 		return errors.New("the services' files must be owned by their uids: run as root")
 	}
-	ids, err := loadIdentities()
+	_, src, err := prepareSecrets()
 	if err != nil {
 		return err
 	}
-	pw, err := neo4jSecret()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(populateDir, 0o755); err != nil {
-		return err
-	}
-	aws, err := dataAWS()
-	if err != nil {
-		return err
-	}
-	token, err := storedDashboardToken()
-	if err != nil {
-		return err
-	}
-	if err := writeSecretDirs(*out, controlPlane(upSettings{}), secretSources{authority: ids.authority, neo4jPassword: pw, aws: aws, dashboardToken: token}); err != nil {
+	if err := writeSecretDirs(*out, controlPlane(upSettings{}), src); err != nil {
 		return err
 	}
 	fmt.Printf("control-plane secrets written to %s\n", *out)
-	fmt.Printf("dashboard (with compose.yaml's default port) at %s\n", dashboardURL(token))
+	fmt.Printf("dashboard (with compose.yaml's default port) at %s\n", dashboardURL(src.dashboardToken))
 	return nil
 }
 
@@ -87,4 +72,31 @@ func writeSecretDirs(dir string, table []controlPlaneContainer, src secretSource
 		}
 	}
 	return nil
+}
+
+// prepareSecrets loads, or makes when they do not exist yet, everything the
+// control plane's containers are given: the identities, the Neo4j password,
+// the population directory, the operator's AWS settings and the dashboard's
+// token. `sandox up` and `sandox secrets` both start from it.
+func prepareSecrets() (identities, secretSources, error) {
+	ids, err := loadIdentities()
+	if err != nil {
+		return identities{}, secretSources{}, err
+	}
+	pw, err := neo4jSecret()
+	if err != nil {
+		return identities{}, secretSources{}, err
+	}
+	if err := os.MkdirAll(populateDir, 0o755); err != nil {
+		return identities{}, secretSources{}, err
+	}
+	aws, err := dataAWS()
+	if err != nil {
+		return identities{}, secretSources{}, err
+	}
+	token, err := storedDashboardToken()
+	if err != nil {
+		return identities{}, secretSources{}, err
+	}
+	return ids, secretSources{authority: ids.authority, neo4jPassword: pw, aws: aws, dashboardToken: token}, nil
 }

@@ -56,8 +56,12 @@ func status(ctx context.Context, args []string) error {
 			continue
 		}
 		r := st.Resources
+		reason := st.Reason
+		if st.State == schemas.StatePaused && reason == "" {
+			reason = "paused since " + st.PausedAt.Format(time.RFC3339) // docs/pause.md
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", st.ID, st.GroupID, st.State, st.Host,
-			cpus(r.NanoCPUs), bytesOr(r.MemoryBytes), r.PIDs, strings.Join(st.Tools, ","), st.Image, st.Reason)
+			cpus(r.NanoCPUs), bytesOr(r.MemoryBytes), r.PIDs, strings.Join(st.Tools, ","), st.Image, reason)
 	}
 	return tw.Flush()
 }

@@ -72,25 +72,11 @@ func up(ctx context.Context, args []string) error {
 		return join(ctx, d, jo)
 	}
 
-	ids, err := loadIdentities()
+	ids, src, err := prepareSecrets()
 	if err != nil {
 		return err
 	}
-	neo4jPassword, err := neo4jSecret()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(populateDir, 0o755); err != nil {
-		return err
-	}
-	aws, err := dataAWS()
-	if err != nil {
-		return err
-	}
-	dashToken, err := storedDashboardToken()
-	if err != nil {
-		return err
-	}
+	aws, dashToken := src.aws, src.dashboardToken
 
 	images, err := buildImages(ctx, d, *root)
 	if err != nil {
@@ -105,7 +91,6 @@ func up(ctx context.Context, args []string) error {
 	// Sandboxes whose egress is open go on bridges that the orchestrator
 	// makes when the first needs one (sandox-egress, sandox-egress-1, …),
 	// on subnets of its own address pool (docs/security.md).
-	src := secretSources{authority: ids.authority, neo4jPassword: neo4jPassword, aws: aws, dashboardToken: dashToken}
 	authority := ids.authority.AccountKey()
 	var nc *nats.Conn
 	defer func() {

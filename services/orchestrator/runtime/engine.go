@@ -21,6 +21,9 @@ type Engine struct {
 	// ImageStore lists and removes images; without it images are never
 	// collected.
 	ImageStore ImageStore
+	// Freezer pauses and resumes sandboxes; without it pause_sandbox is
+	// refused as unsupported.
+	Freezer Freezer
 	// Archiver copies files out of and into containers; without it
 	// checkpoints, rollback and fork are refused as unsupported.
 	Archiver Archiver

@@ -72,6 +72,10 @@ class InternalError(SandoxError):
     """A bug or an unexpected failure (Go: ErrInternal)."""
 
 
+class PausedError(SandoxError):
+    """The sandbox is paused: resume it first (Go: ErrPaused; docs/pause.md)."""
+
+
 class ClosedError(SandoxError):
     """The future or group was closed by its owner (Go: ErrClosed)."""
 
@@ -91,6 +95,7 @@ CODE_ERRORS: dict[str, type[SandoxError]] = {
     "unsupported": UnsupportedError,
     "unavailable": UnavailableError,
     "internal": InternalError,
+    "paused": PausedError,
 }
 
 

@@ -54,7 +54,7 @@ class Actions(RootModel[Union[dict[str, ActionCall], list[Action]]]):
     """An ordered batch of tool calls: an object keyed by tool name, or a list of actions."""
 
 
-ErrorCode = Literal["bad_request", "not_found", "already_exists", "conflict", "unknown_tool", "ambiguous_tool", "invalid_args", "tool_error", "timeout", "skipped", "access_denied", "resource_exhausted", "unsupported", "unavailable", "internal"]
+ErrorCode = Literal["bad_request", "not_found", "already_exists", "conflict", "unknown_tool", "ambiguous_tool", "invalid_args", "tool_error", "timeout", "skipped", "access_denied", "resource_exhausted", "unsupported", "unavailable", "internal", "paused"]
 """ErrorCode: the values of schemas.ErrorCode in Go."""
 
 
@@ -145,7 +145,7 @@ class CheckpointRequest(SentModel):
     to: str | None = Field(default=None)
 
 
-CommandKind = Literal["create_group", "start_group", "end_group", "create_sandbox", "start_sandbox", "end_sandbox", "sandbox_stats", "checkpoint", "list_checkpoints", "diff_checkpoints", "rollback"]
+CommandKind = Literal["create_group", "start_group", "end_group", "create_sandbox", "start_sandbox", "end_sandbox", "sandbox_stats", "pause_sandbox", "resume_sandbox", "checkpoint", "list_checkpoints", "diff_checkpoints", "rollback"]
 """CommandKind: the values of schemas.CommandKind in Go."""
 
 
@@ -297,7 +297,7 @@ class ResolvedResources(ReadModel):
     on_oom: str | None = Field(default=None)
 
 
-SandboxState = Literal["created", "running", "failed", "ending", "ended", "lost"]
+SandboxState = Literal["created", "running", "failed", "ending", "ended", "lost", "paused"]
 """SandboxState: the values of schemas.SandboxState in Go."""
 
 
@@ -326,6 +326,8 @@ class SandboxStatus(ReadModel):
     last_exit_at: datetime | None = Field(default=None)
     created_at: datetime | None = Field(default=None)
     started_at: datetime | None = Field(default=None)
+    paused_at: datetime | None = Field(default=None)
+    resumed_at: datetime | None = Field(default=None)
     expires_at: datetime | None = Field(default=None)
     idle_timeout_seconds: float | None = Field(default=None)
     expired: str | None = Field(default=None)
@@ -380,7 +382,7 @@ class DatabaseRequest(ReadModel):
     args: Any = Field(default=None)
 
 
-EventKind = Literal["created", "started", "start_failed", "oom_killed", "restarted", "exited", "expired", "ended"]
+EventKind = Literal["created", "started", "start_failed", "oom_killed", "restarted", "exited", "expired", "ended", "paused", "resumed"]
 """EventKind: the values of schemas.EventKind in Go."""
 
 

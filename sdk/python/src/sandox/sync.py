@@ -95,6 +95,15 @@ class Sandbox:
         """Stops and removes the sandbox, its container and its workspace."""
         _loop.run(self._inner.end(timeout))
 
+    def pause(self, timeout: float | None = None) -> None:
+        """Freezes the sandbox's processes and releases its CPU
+        (sandox.aio.Sandbox.pause)."""
+        _loop.run(self._inner.pause(timeout))
+
+    def resume(self, timeout: float | None = None) -> None:
+        """Thaws a paused sandbox (sandox.aio.Sandbox.resume)."""
+        _loop.run(self._inner.resume(timeout))
+
     def refresh(self, timeout: float | None = None) -> SandboxStatus:
         """Asks the orchestrator for the sandbox's status."""
         return _loop.run(self._inner.refresh(timeout))

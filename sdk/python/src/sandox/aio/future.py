@@ -22,6 +22,7 @@ from ..errors import (
     ClosedError,
     InternalError,
     NotFoundError,
+    PausedError,
     SandboxGoneError,
     SandoxError,
     TimeoutError,
@@ -195,7 +196,7 @@ class Future:
         """Settles with the batch's answer, or, for the server's
         no-responders status, with why the sandbox does not answer."""
         if not msg.data and msg.headers and msg.headers.get("Status") == "503":
-            err = await self._gone_error()
+            err = await self._gone_error(no_responders=True)
             if err is None:
                 err = SandboxGoneError(
                     f"sandbox {self.sandbox_id}: no executor serves {subjects.actions(self.sandbox_id)}"
@@ -257,14 +258,20 @@ class Future:
         waited = asyncio.get_running_loop().time() - self._sent
         raise TimeoutError(f"sandbox {self.sandbox_id}: no observations after {waited:.3f}s")
 
-    async def _gone_error(self) -> SandoxError | None:
+    async def _gone_error(self, no_responders: bool = False) -> SandoxError | None:
         """Asks the orchestrator whether the sandbox can still answer: says
-        why not, or None when it may (or no orchestrator answers)."""
+        why not, or None when it may (or no orchestrator answers). A paused
+        sandbox answers a batch it had taken after its resume; one that
+        no executor took (no_responders) is PausedError."""
         try:
             st = await self._conn.sandbox_status(self.sandbox_id, STATUS_CHECK_TIMEOUT)
         except NotFoundError as e:
             return NotFoundError(f"sandbox {self.sandbox_id}: {e.message} (it was ended or never created)", e.code)
         except SandoxError:
+            return None
+        if st.state == "paused":
+            if no_responders:
+                return PausedError(f"sandbox {self.sandbox_id} is paused: resume it to send actions", "paused")
             return None
         if st.state != "running":
             return SandboxGoneError(f"sandbox {self.sandbox_id} is {st.state}: {st.reason or ''}")

@@ -56,6 +56,22 @@ class Sandbox:
         await self._lifecycle("end_sandbox", timeout)
         self.group._forget(self.id)
 
+    async def pause(self, timeout: float | None = None) -> None:
+        """Freezes the sandbox's processes and releases its CPU; its
+        workspace, memory, jobs and terminal sessions are kept and go on
+        after resume(). A batch sent while it is paused raises PausedError;
+        one it had taken is answered after the resume. Pausing a paused
+        sandbox is no error; one that is not running raises ConflictError
+        (docs/pause.md)."""
+        await self._lifecycle("pause_sandbox", timeout)
+
+    async def resume(self, timeout: float | None = None) -> None:
+        """Thaws a paused sandbox and returns when its executor takes
+        batches again. ResourceExhaustedError when its CPU was given to
+        other sandboxes meanwhile (it stays paused); ConflictError when it
+        is not paused."""
+        await self._lifecycle("resume_sandbox", timeout)
+
     async def refresh(self, timeout: float | None = None) -> SandboxStatus:
         """Asks the orchestrator for the sandbox's status. A sandbox that no
         longer exists raises NotFoundError; no orchestrator UnavailableError."""
