@@ -205,6 +205,9 @@ func TestAutoCheckpoints(t *testing.T) {
 		Checkpoints:      &schemas.CheckpointPolicy{Auto: true, Keep: 2},
 	})
 	sb := startSandbox(t, group, "it-ckpt-auto-a", sdk.SandboxOptions{})
+	// Checkpoints outlive their sandbox: those of an earlier run of this
+	// test against the same system (-count) are not this run's.
+	since := time.Now().Add(-time.Second)
 	results, err := env.nc.SubscribeSync(schemas.ObservationSubject(sb.ID(), "*"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = results.Unsubscribe() })
@@ -217,6 +220,7 @@ func TestAutoCheckpoints(t *testing.T) {
 		require.NoError(t, err)
 		var res schemas.BatchResult
 		require.NoError(t, json.Unmarshal(m.Data, &res))
+		t.Logf("%q: workspace_changed %v", command, res.WorkspaceChanged)
 		return res.WorkspaceChanged
 	}
 	// autos waits until the sandbox has n automatic checkpoints, the newest
@@ -231,7 +235,7 @@ func TestAutoCheckpoints(t *testing.T) {
 			}
 			got = got[:0]
 			for _, c := range list {
-				if c.Auto {
+				if c.Auto && c.CreatedAt.After(since) {
 					got = append(got, c)
 				}
 			}
@@ -249,7 +253,7 @@ func TestAutoCheckpoints(t *testing.T) {
 	assert.True(t, batch(`rm one.txt`), "a batch that deletes a file")
 	third := autos(2)
 	assert.Equal(t, second[1].ID, third[0].ID, "keep 2: the oldest automatic checkpoint is deleted")
-	named, err := sb.Checkpoint(ctx, "mine")
+	named, err := sb.Checkpoint(ctx, fmt.Sprintf("mine-%d", since.UnixNano()))
 	require.NoError(t, err)
 	assert.False(t, named.Auto)
 
