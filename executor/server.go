@@ -31,6 +31,10 @@ type Config struct {
 	// it. nil means none of that: observations carry no limit hits, and
 	// stats and notices are answered with an error.
 	Limits *limits.Watcher
+	// WatchWorkspace, when set, is the workspace directory: after each
+	// batch the server compares its metadata with what it was before
+	// (workspaceFingerprint) and sets BatchResult.WorkspaceChanged.
+	WatchWorkspace string
 }
 
 var _ LimitChecker = (*limits.Watcher)(nil)
@@ -42,6 +46,9 @@ type Server struct {
 	nc  *nats.Conn
 	reg *tools.Registry
 	log *slog.Logger
+	// workspace is the last fingerprint of cfg.WatchWorkspace; only the
+	// batch loop of Serve touches it.
+	workspace uint64
 }
 
 // NewServer returns a server for the sandbox cfg.SandboxID that runs tools
@@ -98,6 +105,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	debug.FreeOSMemory()
 	s.log.Info("executor serving", "subject", schemas.ActionsSubject(id), "tools", s.reg.String())
 
+	if s.cfg.WatchWorkspace != "" {
+		s.workspace = workspaceFingerprint(s.cfg.WatchWorkspace)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -127,6 +137,10 @@ func (s *Server) serveBatch(ctx context.Context, m *nats.Msg) {
 			lc = s.cfg.Limits
 		}
 		res.Observations = RunBatch(ctx, s.reg, lc, actions, stop, s.cfg.ActionTimeout)
+		if s.cfg.WatchWorkspace != "" {
+			fp := workspaceFingerprint(s.cfg.WatchWorkspace)
+			res.WorkspaceChanged, s.workspace = fp != s.workspace, fp
+		}
 		s.log.Debug("batch done", "batch", res.BatchID, "actions", len(actions), "took", time.Since(start))
 	}
 	s.reply(m, res)

@@ -67,7 +67,7 @@ func TestPythonSDK(t *testing.T) {
 	require.NotNil(t, summary, "no pytest summary")
 	assert.Regexp(t, `^[0-9]+ passed$`, string(summary[1]))
 
-	for _, group := range []string{"py-walk", "py-bad", "py-gone", "py-aio", "py-life", "py-fn", "py-pause"} {
+	for _, group := range []string{"py-walk", "py-bad", "py-gone", "py-aio", "py-life", "py-fn", "py-pause", "py-ckpt"} {
 		assert.Zero(t, groupContainers(t, group), "containers left by group %s", group)
 	}
 

@@ -20,7 +20,7 @@ const (
 
 // CommandKinds lists every kind, in lifecycle order.
 var CommandKinds = []CommandKind{CreateGroup, StartGroup, EndGroup, CreateSandbox, StartSandbox, EndSandbox, SandboxStats,
-	PauseSandbox, ResumeSandbox}
+	PauseSandbox, ResumeSandbox, TakeCheckpoint, ListCheckpoints, DiffCheckpoints, RollbackSandbox}
 
 // Command asks the orchestrator to change the lifecycle of a group or a
 // sandbox. Group is set for create_group, Sandbox for create_sandbox.
@@ -32,6 +32,8 @@ type Command struct {
 	Group     *GroupSpec   `json:"group,omitempty"`
 	Sandbox   *SandboxSpec `json:"sandbox,omitempty"`
 	IssuedAt  time.Time    `json:"issued_at"`
+	// Checkpoint is set for the checkpoint commands (checkpoint.go).
+	Checkpoint *CheckpointRequest `json:"checkpoint,omitempty"`
 }
 
 // CommandResult is the orchestrator's answer to a command, published on
@@ -43,6 +45,10 @@ type CommandResult struct {
 	Group     *GroupStatus    `json:"group,omitempty"`
 	Sandboxes []SandboxStatus `json:"sandboxes,omitempty"`
 	Stats     *SandboxUsage   `json:"stats,omitempty"`
+	// Checkpoints answers the checkpoint commands; Diff answers
+	// diff_checkpoints.
+	Checkpoints []Checkpoint    `json:"checkpoints,omitempty"`
+	Diff        *CheckpointDiff `json:"diff,omitempty"`
 	// Worker names the orchestrator worker that handled the command.
 	Worker     string  `json:"worker"`
 	DurationMS float64 `json:"duration_ms"`

@@ -11,21 +11,22 @@ import (
 // on a sandbox container. ExecutorEnv writes and reads them; no other code
 // spells these names.
 const (
-	EnvSandboxID    = "SANDOX_SANDBOX_ID"
-	EnvGroupID      = "SANDOX_GROUP_ID"
-	EnvNATSURL      = "SANDOX_NATS_URL"
-	EnvNATSCreds    = "SANDOX_NATS_CREDS"
-	EnvEgressProxy  = "SANDOX_EGRESS_PROXY"
-	EnvFamilies     = "SANDOX_TOOL_FAMILIES"
-	EnvToolsDir     = "SANDOX_TOOLS_DIR"
-	EnvWorkspace    = "SANDOX_WORKSPACE"
-	EnvPackageIndex = "SANDOX_PACKAGE_INDEX"
-	EnvDiskBytes    = "SANDOX_DISK_BYTES"
-	EnvCgroupRoot   = "SANDOX_CGROUP_ROOT"
-	EnvDebug        = "SANDOX_DEBUG"
-	EnvPooled       = "SANDOX_POOLED"
-	EnvStreamBytes  = "SANDOX_STREAM_BYTES"
-	EnvWebhooks     = "SANDOX_WEBHOOKS"
+	EnvSandboxID      = "SANDOX_SANDBOX_ID"
+	EnvGroupID        = "SANDOX_GROUP_ID"
+	EnvNATSURL        = "SANDOX_NATS_URL"
+	EnvNATSCreds      = "SANDOX_NATS_CREDS"
+	EnvEgressProxy    = "SANDOX_EGRESS_PROXY"
+	EnvFamilies       = "SANDOX_TOOL_FAMILIES"
+	EnvToolsDir       = "SANDOX_TOOLS_DIR"
+	EnvWorkspace      = "SANDOX_WORKSPACE"
+	EnvPackageIndex   = "SANDOX_PACKAGE_INDEX"
+	EnvDiskBytes      = "SANDOX_DISK_BYTES"
+	EnvCgroupRoot     = "SANDOX_CGROUP_ROOT"
+	EnvDebug          = "SANDOX_DEBUG"
+	EnvPooled         = "SANDOX_POOLED"
+	EnvStreamBytes    = "SANDOX_STREAM_BYTES"
+	EnvWebhooks       = "SANDOX_WEBHOOKS"
+	EnvWatchWorkspace = "SANDOX_WATCH_WORKSPACE"
 )
 
 // The defaults of ExecutorEnv's optional fields.
@@ -83,6 +84,9 @@ type ExecutorEnv struct {
 	// (WebhookAllowed), the operator's allowlist: start_job refuses any
 	// other at once. Empty refuses every webhook.
 	Webhooks []string
+	// WatchWorkspace makes the executor tell, in each BatchResult, whether
+	// the batch changed the workspace (a group with automatic checkpoints).
+	WatchWorkspace bool
 }
 
 // Environ returns the environment, KEY=VALUE, that FromEnv reads back as
@@ -117,6 +121,9 @@ func (e ExecutorEnv) Environ() []string {
 	if e.StreamBytes != 0 {
 		add(EnvStreamBytes, strconv.FormatInt(e.StreamBytes, 10))
 	}
+	if e.WatchWorkspace {
+		add(EnvWatchWorkspace, "1")
+	}
 	return out
 }
 
@@ -132,17 +139,18 @@ func (e *ExecutorEnv) FromEnv(getenv func(string) string) error {
 		return def
 	}
 	*e = ExecutorEnv{
-		SandboxID:    getenv(EnvSandboxID),
-		GroupID:      getenv(EnvGroupID),
-		NATSURL:      getenv(EnvNATSURL),
-		NATSCreds:    getenv(EnvNATSCreds),
-		EgressProxy:  getenv(EnvEgressProxy),
-		ToolsDir:     or(EnvToolsDir, DefaultToolsDir),
-		Workspace:    or(EnvWorkspace, DefaultWorkspace),
-		PackageIndex: getenv(EnvPackageIndex),
-		CgroupRoot:   or(EnvCgroupRoot, DefaultCgroupRoot),
-		Debug:        getenv(EnvDebug) != "",
-		Pooled:       getenv(EnvPooled) != "",
+		SandboxID:      getenv(EnvSandboxID),
+		GroupID:        getenv(EnvGroupID),
+		NATSURL:        getenv(EnvNATSURL),
+		NATSCreds:      getenv(EnvNATSCreds),
+		EgressProxy:    getenv(EnvEgressProxy),
+		ToolsDir:       or(EnvToolsDir, DefaultToolsDir),
+		Workspace:      or(EnvWorkspace, DefaultWorkspace),
+		PackageIndex:   getenv(EnvPackageIndex),
+		CgroupRoot:     or(EnvCgroupRoot, DefaultCgroupRoot),
+		Debug:          getenv(EnvDebug) != "",
+		Pooled:         getenv(EnvPooled) != "",
+		WatchWorkspace: getenv(EnvWatchWorkspace) != "",
 	}
 	for _, u := range strings.Split(getenv(EnvWebhooks), ",") {
 		if u = strings.TrimSpace(u); u != "" {

@@ -52,4 +52,7 @@ type BatchResult struct {
 	SandboxID    string        `json:"sandbox_id"`
 	Observations []Observation `json:"observations"`
 	Error        *Error        `json:"error,omitempty"`
+	// WorkspaceChanged says that the batch changed the workspace; only an
+	// executor that watches it (ExecutorEnv.WatchWorkspace) sets it.
+	WorkspaceChanged bool `json:"workspace_changed,omitempty"`
 }

@@ -92,6 +92,9 @@ type SandboxSpec struct {
 	// received no action batch for that long (counted from its start), with
 	// an expired event (reason "idle_timeout").
 	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds,omitempty" jsonschema:"minimum=0"`
+	// FromCheckpoint, when set, fills the new sandbox's workspace with
+	// that checkpoint's files before it starts (a fork).
+	FromCheckpoint *CheckpointRef `json:"from_checkpoint,omitempty"`
 }
 
 // GroupSpec describes a group of sandboxes and the defaults of its members.
@@ -111,6 +114,10 @@ type GroupSpec struct {
 	// so a group of the same id starts with the same data; by default
 	// they are deleted with the group.
 	KeepDatabaseData bool `json:"keep_database_data,omitempty"`
+	// Checkpoints, when set, is the group's checkpoint policy: automatic
+	// checkpoints after every batch that changed a workspace
+	// (docs/checkpoints.md).
+	Checkpoints *CheckpointPolicy `json:"checkpoints,omitempty"`
 	// Sandboxes are created and started with the group.
 	Sandboxes []SandboxSpec `json:"sandboxes,omitempty"`
 	// Overcommit, when above 1, lets the sandboxes of this group be granted

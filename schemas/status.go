@@ -54,6 +54,8 @@ type SandboxStatus struct {
 	// redelivery of that command (its worker died) finishes the create
 	// instead of answering already_exists.
 	CreatedBy string `json:"created_by,omitempty"`
+	// Checkpoints is its group's checkpoint policy, copied at its creation.
+	Checkpoints *CheckpointPolicy `json:"checkpoints,omitempty"`
 	// Host is the orchestrator host (one Docker engine) the sandbox was
 	// placed on; only that host's workers act on it. "" on records made
 	// before placement existed, which belong to the single host.

@@ -58,6 +58,11 @@ type GroupConfig struct {
 	// orchestrator's hosts (Docker engines): schemas.PlacementSpread (the
 	// default, "") or schemas.PlacementPack.
 	Placement schemas.Placement
+	// Checkpoints, with Auto set, checkpoints each sandbox's workspace
+	// after every action batch that changed it, keeping the newest Keep
+	// automatic ones (docs/checkpoints.md). A negative Keep is
+	// ErrBadRequest.
+	Checkpoints *schemas.CheckpointPolicy
 }
 
 // InitialSandbox is a sandbox listed in the group config.
@@ -89,6 +94,9 @@ type SandboxOptions struct {
 	// that runs longer than IdleTimeout does not keep it alive. 0 is no
 	// limit; a negative timeout is ErrBadRequest.
 	IdleTimeout time.Duration
+	// FromCheckpoint fills the new sandbox's workspace with a checkpoint's
+	// files before it starts (Sandbox.Fork sets it).
+	FromCheckpoint *schemas.CheckpointRef
 }
 
 // SandboxGroup is a group of sandboxes. It is safe for concurrent use.
@@ -161,6 +169,10 @@ func groupSpec(cfg GroupConfig) (schemas.GroupSpec, error) {
 		Egress:           cfg.Egress,
 		Placement:        cfg.Placement,
 		TTLSeconds:       ttl,
+		Checkpoints:      cfg.Checkpoints,
+	}
+	if cfg.Checkpoints != nil && cfg.Checkpoints.Keep < 0 {
+		errs = append(errs, schemas.Errorf(schemas.CodeBadRequest, "checkpoints.keep %d: want 0 (the default, %d) or more", cfg.Checkpoints.Keep, schemas.DefaultAutoKeep))
 	}
 	for _, sb := range cfg.Sandboxes {
 		s, err := sandboxSpec(sb.ID, sb.SandboxOptions, cfg.ComputeResources)
@@ -202,6 +214,7 @@ func sandboxSpec(id string, o SandboxOptions, defaults schemas.ComputeResources)
 		Egress:             o.Egress,
 		TTLSeconds:         ttl,
 		IdleTimeoutSeconds: idle,
+		FromCheckpoint:     o.FromCheckpoint,
 	}, nil
 }
 

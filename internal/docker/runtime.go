@@ -245,5 +245,5 @@ func (r *Runtime) RemoveNetwork(ctx context.Context, name string) error {
 // Engine returns the runtime with every ability it has, for a worker
 // (orchestrator.NewWorker).
 func (r *Runtime) Engine() runtime.Engine {
-	return runtime.Engine{Runtime: r, Egress: r, Databases: r, Updater: r, ImageStore: r, Freezer: r}
+	return runtime.Engine{Runtime: r, Egress: r, Databases: r, Updater: r, ImageStore: r, Freezer: r, Archiver: r}
 }

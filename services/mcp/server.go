@@ -19,7 +19,10 @@ type Sandbox interface {
 	SendActions(ctx context.Context, actions schemas.Actions, opts ...sdk.SendOption) ([]schemas.Observation, error)
 }
 
-var _ Sandbox = (*sdk.Sandbox)(nil)
+var (
+	_ Sandbox      = (*sdk.Sandbox)(nil)
+	_ Checkpointer = (*sdk.Sandbox)(nil)
+)
 
 // Options configures a server.
 type Options struct {
@@ -39,6 +42,9 @@ type Options struct {
 	// server speaks (see SessionProtocolVersions); all of the SDK's when
 	// empty.
 	ProtocolVersions []string
+	// Checkpoints also offers the checkpoint tools (checkpoints.go); the
+	// sandbox must then be a Checkpointer too (*sdk.Sandbox is).
+	Checkpoints bool
 }
 
 func (o Options) logger() *slog.Logger {
@@ -55,7 +61,9 @@ func (o Options) logger() *slog.Logger {
 // as a one-action batch in the sandbox. NewServer blocks for one request to
 // the sandbox; it fails when the sandbox does not answer (sdk.ErrSandboxGone)
 // or describes a tool whose arguments are not an object schema
-// (sdk.ErrBadRequest). The server is safe for concurrent use by several
+// (sdk.ErrBadRequest). With o.Checkpoints it also offers the checkpoint
+// tools (sandox_checkpoint, sandox_list_checkpoints,
+// sandox_diff_checkpoints, sandox_rollback). The server is safe for concurrent use by several
 // sessions; their calls run one batch after another in the sandbox.
 func NewServer(ctx context.Context, sb Sandbox, o Options) (*sdkmcp.Server, error) {
 	descs, err := sb.Tools(ctx)
@@ -90,6 +98,13 @@ func NewServer(ctx context.Context, sb Sandbox, o Options) (*sdkmcp.Server, erro
 			offered = d.Name
 		}
 		srv.AddTool(&sdkmcp.Tool{Name: offered, Description: d.Description, InputSchema: params}, callTool(sb, d.Name, o.logger()))
+	}
+	if o.Checkpoints {
+		c, ok := sb.(Checkpointer)
+		if !ok {
+			return nil, fmt.Errorf("%w: sandbox %s (%T) cannot checkpoint", sdk.ErrUnsupported, sb.ID(), sb)
+		}
+		addCheckpointTools(srv, sb.ID(), c)
 	}
 	return srv, nil
 }

@@ -58,6 +58,9 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 		// A pooled executor's budget is the pool's, which is the same.
 		StreamBytes: w.cfg.StreamBudget,
 		Webhooks:    w.cfg.WebhookAllow,
+		// The executor tells, after each batch, whether it changed the
+		// workspace: the trigger of automatic checkpoints.
+		WatchWorkspace: st.Checkpoints != nil && st.Checkpoints.Auto,
 	}
 	if w.cfg.CredsDir != "" {
 		env.NATSCreds = SandboxCredsPath

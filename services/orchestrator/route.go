@@ -63,7 +63,8 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 			return "", nil // a bad spec, which the create reports in full
 		}
 		return host, nil
-	case schemas.StartSandbox, schemas.EndSandbox, schemas.SandboxStats, schemas.PauseSandbox, schemas.ResumeSandbox:
+	case schemas.StartSandbox, schemas.EndSandbox, schemas.SandboxStats, schemas.PauseSandbox, schemas.ResumeSandbox,
+		schemas.TakeCheckpoint, schemas.ListCheckpoints, schemas.DiffCheckpoints, schemas.RollbackSandbox:
 		st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 		if err != nil || w.ownedHere(st.Host) || st.State == schemas.StateLost || !w.hostLive(ctx, st.Host) {
 			return "", nil

@@ -41,11 +41,16 @@ func (w *Worker) createSandbox(ctx context.Context, cmd schemas.Command, forward
 	}
 	unlockSandbox := w.locks.lock(sandboxKey(spec.ID))
 	defer unlockSandbox()
-	if st, ok, err := w.pools.Claim(ctx, g, spec, cmd.ID); ok {
-		if err != nil {
-			return schemas.CommandResult{}, err
+	// A fork gets its files before it starts, and the executor of a group
+	// with automatic checkpoints watches its workspace: neither comes from
+	// the warm pool, whose sandboxes run already.
+	if spec.FromCheckpoint == nil && (g.Spec.Checkpoints == nil || !g.Spec.Checkpoints.Auto) {
+		if st, ok, err := w.pools.Claim(ctx, g, spec, cmd.ID); ok {
+			if err != nil {
+				return schemas.CommandResult{}, err
+			}
+			return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
 		}
-		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
 	}
 	st, err := w.doCreateSandbox(ctx, g, spec, cmd.ID)
 	if err != nil {
@@ -86,16 +91,17 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
 	}
 	st := schemas.SandboxStatus{
-		ID:        spec.ID,
-		GroupID:   g.ID,
-		State:     schemas.StateCreated,
-		Host:      w.hostName,
-		Families:  families,
-		Tools:     images.ToolModules(families, files),
-		Resources: limits,
-		Databases: dbs,
-		Egress:    &egressPolicy,
-		CreatedBy: cmdID,
+		ID:          spec.ID,
+		GroupID:     g.ID,
+		State:       schemas.StateCreated,
+		Host:        w.hostName,
+		Families:    families,
+		Tools:       images.ToolModules(families, files),
+		Resources:   limits,
+		Databases:   dbs,
+		Egress:      &egressPolicy,
+		CreatedBy:   cmdID,
+		Checkpoints: g.Spec.Checkpoints,
 	}
 	lifetime.Set(&st, spec, time.Now().UTC())
 	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
@@ -123,6 +129,9 @@ func (w *Worker) doCreateSandbox(ctx context.Context, g schemas.GroupStatus, spe
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := w.createContainer(ctx, &st, files, undo); err != nil {
+		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
+	}
+	if err := w.restoreFork(ctx, st, spec.FromCheckpoint); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := w.store.PutSandbox(ctx, &st); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/sandox/sandox/internal/egress"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
+	"github.com/sandox/sandox/services/orchestrator/checkpoints"
 	"github.com/sandox/sandox/services/orchestrator/egressnet"
 	"github.com/sandox/sandox/services/orchestrator/groupdb"
 	"github.com/sandox/sandox/services/orchestrator/identity"
@@ -73,6 +74,9 @@ type Worker struct {
 	// ledger is the engine's ledger, against which sandboxes are
 	// admitted.
 	ledger *state.EngineLedger
+	// checkpoints saves and restores workspaces (checkpoint.go); nil
+	// when the engine cannot copy files out of containers.
+	checkpoints *checkpoints.Service
 }
 
 // NewWorker sets up the streams and buckets and returns a worker that
@@ -127,6 +131,9 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 		Worker: cfg.Worker, Host: host, Size: cfg.PoolSize, Compute: cfg.PoolCompute, Idle: cfg.PoolIdle,
 		CanUpdate: e.Updater != nil, CredsDir: cfg.CredsDir,
 	}, pool.Parts{Maker: poolSandboxes{w}, Claimer: poolSandboxes{w}, Measure: w.host, Egress: w.isolation}, st, nc, w.log)
+	if w.checkpoints, err = newCheckpoints(ctx, w, e.Archiver); err != nil {
+		return nil, err
+	}
 	if err := w.disks.err; err != nil {
 		w.log.Warn("disk limits are off", "err", err)
 	}
@@ -195,6 +202,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	bg.Go(func() { w.hosts.Run(stopped) })
 	bg.Go(func() { w.pools.Run(stopped) })
 	bg.Go(func() { w.relayWebhooks(stopped) })
+	bg.Go(func() { w.runAutoCheckpoints(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		for _, it := range iters {
@@ -386,6 +394,8 @@ func (w *Worker) execute(ctx context.Context, cmd schemas.Command, hostPart bool
 		res, err = w.sandboxStats(ctx, cmd)
 	case schemas.PauseSandbox, schemas.ResumeSandbox:
 		res, err = w.pauseOrResume(ctx, cmd)
+	case schemas.TakeCheckpoint, schemas.ListCheckpoints, schemas.DiffCheckpoints, schemas.RollbackSandbox:
+		res, err = w.checkpointCommand(ctx, cmd)
 	default:
 		err = schemas.Errorf(schemas.CodeBadRequest, "unknown command kind %q", cmd.Kind)
 	}

@@ -66,7 +66,7 @@ func run(ctx context.Context, args []string) error {
 	fs.DurationVar(&c.duration, "duration", 5*time.Second, "length of the throughput run")
 	fs.IntVar(&c.idle, "idle", 100, "idle sandboxes in each round of the density run")
 	fs.IntVar(&c.rounds, "rounds", 3, "rounds of the density run (the host figure is the median round)")
-	fs.StringVar(&c.only, "only", "", "run only the phases named, comma-separated (new-sandbox, round-trip, throughput, density, pause); empty: all")
+	fs.StringVar(&c.only, "only", "", "run only the phases named, comma-separated (new-sandbox, round-trip, throughput, density, pause, checkpoint); empty: all")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -155,6 +155,7 @@ func run(ctx context.Context, args []string) error {
 		{"throughput", b.throughput},
 		{"density", b.density},
 		{"pause", b.pauseResume},
+		{"checkpoint", b.checkpoints},
 	} {
 		if c.only != "" && !slices.Contains(strings.Split(c.only, ","), strings.ReplaceAll(phase.name, " ", "-")) {
 			continue

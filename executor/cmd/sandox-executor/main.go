@@ -108,7 +108,11 @@ func run(ctx context.Context, getenv func(string) string) error {
 	}
 	defer closeTools()
 
-	srv := executor.NewServer(nc, reg, executor.Config{SandboxID: env.SandboxID, Limits: watcher}, log)
+	cfg := executor.Config{SandboxID: env.SandboxID, Limits: watcher}
+	if env.WatchWorkspace {
+		cfg.WatchWorkspace = env.Workspace
+	}
+	srv := executor.NewServer(nc, reg, cfg, log)
 	return srv.Serve(ctx)
 }
 

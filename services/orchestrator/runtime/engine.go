@@ -24,4 +24,7 @@ type Engine struct {
 	// Freezer pauses and resumes sandboxes; without it pause_sandbox is
 	// refused as unsupported.
 	Freezer Freezer
+	// Archiver copies files out of and into containers; without it
+	// checkpoints, rollback and fork are refused as unsupported.
+	Archiver Archiver
 }

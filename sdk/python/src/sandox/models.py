@@ -94,9 +94,58 @@ class BatchResult(ReadModel):
     sandbox_id: str
     observations: NilList[Observation]
     error: Error | None = Field(default=None)
+    workspace_changed: bool | None = Field(default=None)
 
 
-CommandKind = Literal["create_group", "start_group", "end_group", "create_sandbox", "start_sandbox", "end_sandbox", "sandbox_stats", "pause_sandbox", "resume_sandbox"]
+class Checkpoint(ReadModel):
+    """Checkpoint (schemas.Checkpoint in Go)."""
+
+    id: str
+    name: str | None = Field(default=None)
+    sandbox_id: str
+    group_id: str
+    created_at: datetime
+    auto: bool | None = Field(default=None)
+    files: int
+    bytes: int
+    new_bytes: int
+    duration_ms: float
+    changed_since: list[str] | None = Field(default=None)
+
+
+class CheckpointDiff(ReadModel):
+    """CheckpointDiff (schemas.CheckpointDiff in Go)."""
+
+    from_: str = Field(alias='from')
+    to: str | None = Field(default=None)
+    added: NilList[str]
+    changed: NilList[str]
+    removed: NilList[str]
+
+
+class CheckpointPolicy(SentModel):
+    """CheckpointPolicy (schemas.CheckpointPolicy in Go)."""
+
+    auto: bool | None = Field(default=None)
+    keep: int | None = Field(default=None)
+
+
+class CheckpointRef(SentModel):
+    """CheckpointRef (schemas.CheckpointRef in Go)."""
+
+    sandbox_id: str
+    checkpoint: str
+
+
+class CheckpointRequest(SentModel):
+    """CheckpointRequest (schemas.CheckpointRequest in Go)."""
+
+    name: str | None = Field(default=None)
+    ref: str | None = Field(default=None)
+    to: str | None = Field(default=None)
+
+
+CommandKind = Literal["create_group", "start_group", "end_group", "create_sandbox", "start_sandbox", "end_sandbox", "sandbox_stats", "pause_sandbox", "resume_sandbox", "checkpoint", "list_checkpoints", "diff_checkpoints", "rollback"]
 """CommandKind: the values of schemas.CommandKind in Go."""
 
 
@@ -163,6 +212,7 @@ class SandboxSpec(SentModel):
     egress: Egress | None = Field(default=None)
     ttl_seconds: float | None = Field(default=None)
     idle_timeout_seconds: float | None = Field(default=None)
+    from_checkpoint: CheckpointRef | None = Field(default=None)
 
 
 class GroupSpec(SentModel):
@@ -175,6 +225,7 @@ class GroupSpec(SentModel):
     database_access: DatabaseAccess | None = Field(default=None)
     population_config: str | None = Field(default=None)
     keep_database_data: bool | None = Field(default=None)
+    checkpoints: CheckpointPolicy | None = Field(default=None)
     sandboxes: list[SandboxSpec] | None = Field(default=None)
     overcommit: float | None = Field(default=None)
     egress: Egress | None = Field(default=None)
@@ -193,6 +244,7 @@ class Command(SentModel):
     group: GroupSpec | None = Field(default=None)
     sandbox: SandboxSpec | None = Field(default=None)
     issued_at: datetime
+    checkpoint: CheckpointRequest | None = Field(default=None)
 
 
 class DatabaseEndpoint(ReadModel):
@@ -259,6 +311,7 @@ class SandboxStatus(ReadModel):
     image: str
     container: str | None = Field(default=None)
     created_by: str | None = Field(default=None)
+    checkpoints: CheckpointPolicy | None = Field(default=None)
     host: str | None = Field(default=None)
     families: list[str] | None = Field(default=None)
     tools: NilList[str]
@@ -308,6 +361,8 @@ class CommandResult(ReadModel):
     group: GroupStatus | None = Field(default=None)
     sandboxes: list[SandboxStatus] | None = Field(default=None)
     stats: SandboxUsage | None = Field(default=None)
+    checkpoints: list[Checkpoint] | None = Field(default=None)
+    diff: CheckpointDiff | None = Field(default=None)
     worker: str
     duration_ms: float
 
