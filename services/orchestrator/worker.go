@@ -145,14 +145,15 @@ func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 // once, while it follows the engine's events. When ctx is done it stops
 // fetching, waits for the commands in hand and the event watcher to
 // finish, and returns. Every goroutine it starts has ended when it returns.
+// A ctx done while it is still setting up is a stop, not an error.
 func (w *Worker) Run(ctx context.Context) error {
 	shared, err := w.consumer(ctx, schemas.CommandConsumer, schemas.SharedCommandFilter, "orchestrator workers share this consumer")
 	if err != nil {
-		return err
+		return stoppedOr(ctx, err)
 	}
 	own, err := w.consumer(ctx, schemas.HostConsumer(w.hostName), schemas.HostCommandFilter(w.hostName), "the workers of host "+w.hostName+" share this consumer")
 	if err != nil {
-		return err
+		return stoppedOr(ctx, err)
 	}
 	// The host is recorded before anything is placed, so that a create
 	// this worker takes can be placed here.
@@ -181,7 +182,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.removeForeign(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
-		return err
+		return stoppedOr(ctx, err)
 	}
 	defer stopRequests()
 	w.log.Info("orchestrator worker consuming", "stream", schemas.CommandStream, "concurrency", w.cfg.Concurrency)
@@ -532,3 +533,12 @@ func (k *keyedMutex) size() int {
 
 func groupKey(id string) string   { return "group/" + id }
 func sandboxKey(id string) string { return "sandbox/" + id }
+
+// stoppedOr is nil when ctx is done (the error is the stop's doing) and err
+// otherwise.
+func stoppedOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
