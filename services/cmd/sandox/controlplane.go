@@ -158,7 +158,7 @@ func controlPlane(s upSettings) []controlPlaneContainer {
 				"SANDOX_RESTART_GRACE=", "SANDOX_BUS_WAIT=", "SANDOX_HOST_HEARTBEAT=", "SANDOX_HOST_LOST_AFTER=",
 				"SANDOX_REPLICAS=", "SANDOX_EVENTS_MAX_AGE=", "SANDOX_EVENTS_MAX_BYTES=", "SANDOX_IMAGE_GC_INTERVAL=",
 				"SANDOX_IMAGE_GC_MAX_AGE=", "SANDOX_IMAGE_GC_KEEP=", "SANDOX_POOL_IDLE=", "SANDOX_EGRESS_SHARD_CAPACITY=",
-				"SANDOX_EGRESS_POOL=", "SANDOX_EGRESS_POOL_SIZE=",
+				"SANDOX_EGRESS_POOL=", "SANDOX_EGRESS_POOL_SIZE=", "SANDOX_STREAM_BUDGET=", "SANDOX_WEBHOOK_ALLOW=",
 			},
 			// The orchestrator drives the engine; sandboxes never get the
 			// socket. It attaches the loop devices of disk limits:
