@@ -19,20 +19,18 @@ wait read the SANDOX_JOBS stream, so they need no answer from the sandbox.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import nats.errors
-import nats.js.errors
-from nats.js import api
 from pydantic import TypeAdapter, ValidationError
 
-from ..errors import InternalError, NotFoundError, UnavailableError, from_wire
+from ..errors import InternalError
 from ..errors import TimeoutError as SandoxTimeoutError
 from ..models import JobExit, JobInfo, JobOutput
+from ._records import call_tool, check_started, follow, unsubscribe
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -68,15 +66,8 @@ class JobEvent:
 
 
 async def _call(sandbox: Sandbox, tool: str, args: dict[str, Any], timeout: float | None) -> Any:
-    """Runs terminal_tools.<tool> as a one-action batch and returns the
-    observation's return; an action error raises its exception."""
-    obs = await sandbox.send_actions([{"tool": "terminal_tools." + tool, "args": args}], timeout=timeout)
-    if len(obs) != 1:
-        raise InternalError(f"{tool}: {len(obs)} observations, want 1")
-    o = obs[0]
-    if o.error is not None:
-        raise from_wire(o.error, f"sandbox {sandbox.id}: {tool}")
-    return o.return_
+    """Runs terminal_tools.<tool> (call_tool)."""
+    return await call_tool(sandbox, "terminal_tools." + tool, args, timeout)
 
 
 async def start_job(
@@ -133,24 +124,10 @@ class Job:
         return JobInfo.model_validate(await _call(self.sandbox, "kill_job", {"job_id": self.id}, timeout))
 
     async def _check_exists(self) -> None:
-        c = await self.sandbox.group._link()
-        try:
-            await c.js.get_last_msg(JOB_STREAM, job_subject(self.sandbox.id, self.id, "start"))
-        except nats.js.errors.NotFoundError as e:
-            raise NotFoundError(f"job {self.id} of sandbox {self.sandbox.id}") from e
-        except (nats.errors.Error, asyncio.TimeoutError) as e:
-            raise UnavailableError(f"job {self.id}: {e}") from e
+        await check_started(self.sandbox, JOB_STREAM, job_subject(self.sandbox.id, self.id, "start"), f"job {self.id}")
 
-    async def _follow(self, filter: str, after: int):
-        c = await self.sandbox.group._link()
-        cfg = api.ConsumerConfig()
-        if after > 0:
-            cfg.deliver_policy = api.DeliverPolicy.BY_START_SEQUENCE
-            cfg.opt_start_seq = after + 1
-        try:
-            return await c.js.subscribe(filter, stream=JOB_STREAM, ordered_consumer=True, config=cfg)
-        except (nats.errors.Error, asyncio.TimeoutError) as e:
-            raise UnavailableError(f"read job {self.id}: {e}") from e
+    async def _follow(self, subject: str, after: int):
+        return await follow(self.sandbox, JOB_STREAM, subject, after, f"job {self.id}")
 
     async def output(self, after: int = 0) -> AsyncIterator[JobEvent]:
         """Yields the job's records after stream sequence after (0 for all),
@@ -185,10 +162,7 @@ class Job:
                 seen[out.stream] = offset + len(data)
                 yield JobEvent(seq=seq, stream=out.stream, offset=offset, data=data)
         finally:
-            try:
-                await sub.unsubscribe()
-            except nats.errors.Error:
-                pass
+            await unsubscribe(sub)
 
     async def wait(self, timeout: float | None = None) -> JobExit:
         """Waits until the job ended and returns its exit, read from
@@ -201,10 +175,7 @@ class Job:
         except nats.errors.TimeoutError as e:
             raise SandoxTimeoutError(f"job {self.id}: no exit within {timeout}s") from e
         finally:
-            try:
-                await sub.unsubscribe()
-            except nats.errors.Error:
-                pass
+            await unsubscribe(sub)
         try:
             return JobExit.model_validate_json(msg.data)
         except ValidationError as e:

@@ -19,19 +19,16 @@ SANDOX_WATCH stream, so they need no answer from the sandbox.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import nats.errors
-import nats.js.errors
-from nats.js import api
 from pydantic import Field, TypeAdapter, ValidationError
 
-from ..errors import InternalError, NotFoundError, UnavailableError, from_wire
+from ..errors import InternalError
 from ..models import ReadModel
+from ._records import call_tool, check_started, follow, unsubscribe
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -87,15 +84,8 @@ class WatchEvent:
 
 
 async def _call(sandbox: Sandbox, tool: str, args: dict[str, Any], timeout: float | None) -> Any:
-    """Runs filesystem_tools.<tool> as a one-action batch and returns the
-    observation's return; an action error raises its exception."""
-    obs = await sandbox.send_actions([{"tool": "filesystem_tools." + tool, "args": args}], timeout=timeout)
-    if len(obs) != 1:
-        raise InternalError(f"{tool}: {len(obs)} observations, want 1")
-    o = obs[0]
-    if o.error is not None:
-        raise from_wire(o.error, f"sandbox {sandbox.id}: {tool}")
-    return o.return_
+    """Runs filesystem_tools.<tool> (call_tool)."""
+    return await call_tool(sandbox, "filesystem_tools." + tool, args, timeout)
 
 
 async def start_watch(
@@ -147,13 +137,7 @@ class Watch:
         return WatchInfo.model_validate(await _call(self.sandbox, "watch_stop", {"watch_id": self.id}, timeout))
 
     async def _check_exists(self) -> None:
-        c = await self.sandbox.group._link()
-        try:
-            await c.js.get_last_msg(WATCH_STREAM, watch_subject(self.sandbox.id, self.id, "start"))
-        except nats.js.errors.NotFoundError as e:
-            raise NotFoundError(f"watch {self.id} of sandbox {self.sandbox.id}") from e
-        except (nats.errors.Error, asyncio.TimeoutError) as e:
-            raise UnavailableError(f"watch {self.id}: {e}") from e
+        await check_started(self.sandbox, WATCH_STREAM, watch_subject(self.sandbox.id, self.id, "start"), f"watch {self.id}")
 
     async def events(self, after: int = 0) -> AsyncIterator[WatchEvent]:
         """Yields the watch's records after stream sequence after (0 for
@@ -161,17 +145,7 @@ class Watch:
         An event repeated by the sandbox is dropped by its number. A watch
         that never started raises NotFoundError."""
         await self._check_exists()
-        c = await self.sandbox.group._link()
-        cfg = api.ConsumerConfig()
-        if after > 0:
-            cfg.deliver_policy = api.DeliverPolicy.BY_START_SEQUENCE
-            cfg.opt_start_seq = after + 1
-        try:
-            sub = await c.js.subscribe(
-                f"sandbox.{self.sandbox.id}.watch.{self.id}.>", stream=WATCH_STREAM, ordered_consumer=True, config=cfg
-            )
-        except (nats.errors.Error, asyncio.TimeoutError) as e:
-            raise UnavailableError(f"read watch {self.id}: {e}") from e
+        sub = await follow(self.sandbox, WATCH_STREAM, f"sandbox.{self.sandbox.id}.watch.{self.id}.>", after, f"watch {self.id}")
         seen = 0
         try:
             while True:
@@ -189,10 +163,7 @@ class Watch:
                 seen = ev.n
                 yield WatchEvent(seq=seq, event=ev)
         finally:
-            try:
-                await sub.unsubscribe()
-            except nats.errors.Error:
-                pass
+            await unsubscribe(sub)
 
 
 __all__ = ["WATCH_STREAM", "Watch", "WatchChange", "WatchEvent", "WatchInfo", "list_watches", "start_watch", "watch_subject"]
