@@ -19,14 +19,10 @@ func (w *Worker) pauseOrResume(ctx context.Context, cmd schemas.Command) (schema
 	if schemas.IsPoolID(cmd.SandboxID) {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox id %q is the warm pool's: a pooled sandbox is not paused", cmd.SandboxID)
 	}
-	unlock := w.locks.lock(sandboxKey(cmd.SandboxID))
+	st, unlock, err := w.lockSandbox(ctx, cmd)
 	defer unlock()
-	st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 	if err != nil {
 		return schemas.CommandResult{}, err
-	}
-	if st.GroupID != cmd.GroupID {
-		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeNotFound, "sandbox %q is not in group %q", cmd.SandboxID, cmd.GroupID)
 	}
 	if err := w.actable(st); err != nil {
 		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, err

@@ -232,15 +232,23 @@ func (w *Worker) ownLabels(filters ...string) []string {
 	return filters
 }
 
-func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	unlock := w.locks.lock(sandboxKey(cmd.SandboxID))
-	defer unlock()
+// lockSandbox takes the lock of cmd's sandbox and reads its record,
+// refusing one of another group as not found. The caller runs unlock,
+// also when err is not nil.
+func (w *Worker) lockSandbox(ctx context.Context, cmd schemas.Command) (_ schemas.SandboxStatus, unlock func(), _ error) {
+	unlock = w.locks.lock(sandboxKey(cmd.SandboxID))
 	st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
+	if err == nil && st.GroupID != cmd.GroupID {
+		err = schemas.Errorf(schemas.CodeNotFound, "sandbox %q is not in group %q", cmd.SandboxID, cmd.GroupID)
+	}
+	return st, unlock, err
+}
+
+func (w *Worker) startSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+	st, unlock, err := w.lockSandbox(ctx, cmd)
+	defer unlock()
 	if err != nil {
 		return schemas.CommandResult{}, err
-	}
-	if st.GroupID != cmd.GroupID {
-		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeNotFound, "sandbox %q is not in group %q", cmd.SandboxID, cmd.GroupID)
 	}
 	if err := w.actable(st); err != nil {
 		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, err
@@ -289,14 +297,10 @@ func (w *Worker) doStartSandbox(ctx context.Context, st schemas.SandboxStatus, c
 }
 
 func (w *Worker) endSandbox(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	unlock := w.locks.lock(sandboxKey(cmd.SandboxID))
+	st, unlock, err := w.lockSandbox(ctx, cmd)
 	defer unlock()
-	st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
 	if err != nil {
 		return schemas.CommandResult{}, err
-	}
-	if st.GroupID != cmd.GroupID {
-		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeNotFound, "sandbox %q is not in group %q", cmd.SandboxID, cmd.GroupID)
 	}
 	if w.ownedHere(st.Host) {
 		st, err = w.doEndSandbox(ctx, cmd.SandboxID, cmd.ID)
