@@ -18,7 +18,9 @@ import pytest
 import sandox
 from sandox import aio
 from sandox.config import group_spec, sandbox_spec
+from sandox.aio.conn import new_command
 from sandox.credentials import server_list
+from sandox.models import CheckpointPolicy
 
 from test_protocol import orchestrate, schema, status
 
@@ -118,6 +120,11 @@ GROUP_CASES = [
     ("group namespace bad", {"database_access": [{"database": "qdrant", "namespace": "a.b", "read": True, "write": False}]}, "namespace 'a.b'"),
     ("placement unknown", {"placement": "scatter"}, "placement 'scatter'"),
     ("keep_database_data not a bool", {"keep_database_data": "yes"}, "keep_database_data 'yes'"),
+    ("negative checkpoints keep", {"checkpoints": {"auto": True, "keep": -1}}, "checkpoints.keep -1: want 0 (the default, 10"),
+    ("negative checkpoints keep as a model", {"checkpoints": CheckpointPolicy(auto=True, keep=-2)}, "checkpoints.keep -2"),
+    ("checkpoints keep a bool", {"checkpoints": {"auto": True, "keep": True}}, "checkpoints.keep True"),
+    ("checkpoints unknown field", {"checkpoints": {"auto": True, "every": 3}}, "checkpoints:"),
+    ("checkpoints auto not a bool", {"checkpoints": {"auto": "sometimes"}}, "checkpoints:"),
     ("one server URL empty", {"url": "nats://a:4222,"}, "empty server URL"),
     ("no server URL in a list", {"url": [""]}, "empty server URL"),
     ("an empty list of servers", {"url": []}, "empty server URL"),
@@ -183,3 +190,25 @@ def test_population_and_keep_data(tmp_path: Path) -> None:
     g = sandox.SandboxGroup(id="g", initial_database_population_config=pop, keep_database_data=True)
     assert g.spec.keep_database_data is True
     g.close()
+
+
+@pytest.mark.parametrize(
+    "value,want",
+    [
+        ({"auto": True, "keep": 20}, {"auto": True, "keep": 20}),
+        ({"auto": True}, {"auto": True}),
+        (CheckpointPolicy(auto=True, keep=0), {"auto": True, "keep": 0}),
+    ],
+)
+def test_checkpoints_on_the_wire(value, want: dict) -> None:
+    """A group's automatic checkpoints are the spec's checkpoints field
+    (GroupConfig.Checkpoints in Go), valid against command.schema.json;
+    none set sends none."""
+    for make in (sandox.SandboxGroup, aio.SandboxGroup):
+        g = make(id="g", checkpoints=value)
+        dumped = json.loads(g.spec.model_dump_json(exclude_none=True))
+        assert dumped["checkpoints"] == want
+        cmd = new_command(kind="create_group", group_id="g", group=g.spec)
+        jsonschema.Draft202012Validator(schema("command")).validate(json.loads(cmd.model_dump_json(exclude_none=True)))
+        g.close() if isinstance(g, sandox.SandboxGroup) else None
+    assert "checkpoints" not in group_spec("g", None, None, None, None, None, None).model_dump(exclude_none=True)

@@ -16,7 +16,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import BadRequestError
-from .models import ComputeResources, DatabaseAccess, DatabaseGrant, Egress, GroupSpec, PoolSpec, SandboxSpec
+from .models import CheckpointPolicy, ComputeResources, DatabaseAccess, DatabaseGrant, Egress, GroupSpec, PoolSpec, SandboxSpec
 from .toolfiles import ToolEntry, read_tools
 
 # Group and sandbox ids (schemas.ValidateID in Go): one subject token.
@@ -31,6 +31,7 @@ Seconds = Union[float, int, timedelta]
 ComputeLike = Union[ComputeResources, dict[str, Any], None]
 AccessLike = Union[DatabaseAccess, Sequence[Union[DatabaseGrant, dict[str, Any]]], None]
 EgressLike = Union[Egress, dict[str, Any], None]
+CheckpointsLike = Union[CheckpointPolicy, dict[str, Any], None]
 
 
 class InitialSandbox(BaseModel):
@@ -212,6 +213,7 @@ def group_spec(
     placement: str | None = None,
     ttl: Seconds | None = None,
     keep_database_data: bool = False,
+    checkpoints: CheckpointsLike = None,
 ) -> GroupSpec:
     """Validates a group's configuration and reads the tool files and the
     population config it names. Raises BadRequestError naming the field or
@@ -222,6 +224,7 @@ def group_spec(
     if not isinstance(keep_database_data, bool):
         raise BadRequestError(f"keep_database_data {keep_database_data!r}: want True or False")
     group_ttl = lifetime("group ttl", ttl)
+    policy = checkpoint_policy(checkpoints)
     files, families = read_tools(tool_entries(tools))
     population = None
     if population_config:
@@ -254,6 +257,7 @@ def group_spec(
         placement=placement,
         ttl_seconds=group_ttl,
         keep_database_data=keep_database_data or None,
+        checkpoints=policy,
     )
 
 
@@ -266,3 +270,31 @@ def pool_spec(pool: PoolSpec | dict[str, Any] | None) -> PoolSpec | None:
         return PoolSpec.model_validate(pool)
     except ValidationError as e:
         raise BadRequestError(f"pool: {e}") from e
+
+
+# The number of automatic checkpoints kept when a policy's keep is 0
+# (schemas.DefaultAutoKeep in Go).
+DEFAULT_AUTO_KEEP = 10
+
+
+def checkpoint_policy(value: CheckpointsLike) -> CheckpointPolicy | None:
+    """Validates a group's automatic checkpoints ({"auto": True, "keep": N})
+    as the Go SDK's GroupConfig.Checkpoints: keep is 0 (the default) or
+    more. None is no automatic checkpoints. Raises BadRequestError."""
+    if value is None:
+        return None
+    if isinstance(value, CheckpointPolicy):
+        p = value
+    else:
+        if isinstance(value, dict) and isinstance(value.get("keep"), bool):
+            # pydantic would take True for 1.
+            raise BadRequestError(f"checkpoints.keep {value['keep']!r}: want 0 (the default, {DEFAULT_AUTO_KEEP}) or more")
+        try:
+            p = CheckpointPolicy.model_validate(value)
+        except ValidationError as e:
+            raise BadRequestError(f"checkpoints: {e}") from e
+    if p.auto is not None and not isinstance(p.auto, bool):
+        raise BadRequestError(f"checkpoints.auto {p.auto!r}: want True or False")
+    if p.keep is not None and (isinstance(p.keep, bool) or not isinstance(p.keep, int) or p.keep < 0):
+        raise BadRequestError(f"checkpoints.keep {p.keep!r}: want 0 (the default, {DEFAULT_AUTO_KEEP}) or more")
+    return p

@@ -47,6 +47,11 @@ class SandboxGroup:
     so that a group of the same id starts with the same data; by default
     they are deleted with it.
 
+    checkpoints, {"auto": True, "keep": N}, checkpoints each sandbox's
+    workspace after every action batch that changed it, keeping the newest
+    N automatic ones (0, the default, keeps 10; docs/checkpoints.md). A
+    negative keep is BadRequestError.
+
     url is the NATS server, or several of one cluster: a list, or one
     string of comma-separated URLs ("nats://a:4222,nats://b:4222"), as
     $SANDOX_NATS_URL may be.
@@ -67,6 +72,7 @@ class SandboxGroup:
         placement: str | None = None,
         ttl: config.Seconds | None = None,
         keep_database_data: bool = False,
+        checkpoints: config.CheckpointsLike = None,
         url: str | Sequence[str] = "",
         credentials: str = "",
         nc: Client | None = None,
@@ -100,6 +106,7 @@ class SandboxGroup:
             placement,
             ttl,
             keep_database_data,
+            checkpoints,
         )
         self._conn: Conn | None = None
         self._dialing = asyncio.Lock()
