@@ -42,9 +42,13 @@ type Options struct {
 	// server speaks (see SessionProtocolVersions); all of the SDK's when
 	// empty.
 	ProtocolVersions []string
-	// Checkpoints also offers the checkpoint tools (checkpoints.go); the
-	// sandbox must then be a Checkpointer too (*sdk.Sandbox is).
+	// Checkpoints also offers the checkpoint tools (checkpoints.go) and
+	// sandox_fork (pausefork.go); the sandbox must then be a Checkpointer
+	// and a Forker too (*sdk.Sandbox is).
 	Checkpoints bool
+	// Pause also offers sandox_pause and sandox_resume (pausefork.go); the
+	// sandbox must then be a Pauser too (*sdk.Sandbox is).
+	Pause bool
 }
 
 func (o Options) logger() *slog.Logger {
@@ -63,7 +67,8 @@ func (o Options) logger() *slog.Logger {
 // or describes a tool whose arguments are not an object schema
 // (sdk.ErrBadRequest). With o.Checkpoints it also offers the checkpoint
 // tools (sandox_checkpoint, sandox_list_checkpoints,
-// sandox_diff_checkpoints, sandox_rollback). The server is safe for concurrent use by several
+// sandox_diff_checkpoints, sandox_rollback, sandox_fork), with o.Pause
+// sandox_pause and sandox_resume. The server is safe for concurrent use by several
 // sessions; their calls run one batch after another in the sandbox.
 func NewServer(ctx context.Context, sb Sandbox, o Options) (*sdkmcp.Server, error) {
 	descs, err := sb.Tools(ctx)
@@ -104,7 +109,19 @@ func NewServer(ctx context.Context, sb Sandbox, o Options) (*sdkmcp.Server, erro
 		if !ok {
 			return nil, fmt.Errorf("%w: sandbox %s (%T) cannot checkpoint", sdk.ErrUnsupported, sb.ID(), sb)
 		}
+		f, ok := sb.(Forker)
+		if !ok {
+			return nil, fmt.Errorf("%w: sandbox %s (%T) cannot fork", sdk.ErrUnsupported, sb.ID(), sb)
+		}
 		addCheckpointTools(srv, sb.ID(), c)
+		addForkTool(srv, sb.ID(), f)
+	}
+	if o.Pause {
+		p, ok := sb.(Pauser)
+		if !ok {
+			return nil, fmt.Errorf("%w: sandbox %s (%T) cannot pause", sdk.ErrUnsupported, sb.ID(), sb)
+		}
+		addPauseTools(srv, sb.ID(), p)
 	}
 	return srv, nil
 }

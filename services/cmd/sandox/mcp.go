@@ -31,7 +31,8 @@ func serveMCP(ctx context.Context, args []string) error {
 	sandbox := fs.String("sandbox", "", "attach to this existing sandbox")
 	groupFile := fs.String("group-config", "", "start this group (JSON, see docs/mcp.md) and create a sandbox for each MCP session, ended when the session ends")
 	addr := fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio")
-	checkpoints := fs.Bool("checkpoints", false, "also offer the checkpoint tools: sandox_checkpoint, sandox_list_checkpoints, sandox_diff_checkpoints, sandox_rollback (docs/checkpoints.md)")
+	checkpoints := fs.Bool("checkpoints", false, "also offer the checkpoint tools: sandox_checkpoint, sandox_list_checkpoints, sandox_diff_checkpoints, sandox_rollback, sandox_fork (docs/checkpoints.md)")
+	pause := fs.Bool("pause", false, "also offer sandox_pause and sandox_resume of the sandbox (docs/pause.md)")
 	dotted := fs.Bool("dotted-names", false, "offer tools as filesystem_tools.read_file instead of filesystem_tools__read_file (some clients refuse dots)")
 	idle := fs.Duration("session-timeout", 30*time.Minute, "with --http, close a session (and end its sandbox) after this long without requests")
 	tokenFile := fs.String("token-file", "", "with --http, the bearer token every request must carry (default: $"+envMCPToken+", else ~/.config/sandox/mcp.token, made on first use)")
@@ -43,7 +44,7 @@ func serveMCP(ctx context.Context, args []string) error {
 		return errors.New("usage: sandox mcp --sandbox ID | --group-config FILE [--http ADDR]")
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	opts := mcp.Options{Name: "sandox", Logger: log, DottedNames: *dotted, Checkpoints: *checkpoints}
+	opts := mcp.Options{Name: "sandox", Logger: log, DottedNames: *dotted, Checkpoints: *checkpoints, Pause: *pause}
 	guard := func(h http.Handler) http.Handler { return h }
 	if *addr != "" {
 		var err error
