@@ -264,12 +264,13 @@ func TestAutoCheckpoints(t *testing.T) {
 	assert.Contains(t, out, "two.txt")
 }
 
-// TestMCPCheckpointTools drives the checkpoint tools of the MCP server
-// (sandox mcp --checkpoints) with a real MCP client on a container sandbox.
+// TestMCPCheckpointTools drives the checkpoint, fork, pause and resume
+// tools of the MCP server (sandox mcp --checkpoints --pause) with a real
+// MCP client on a container sandbox.
 func TestMCPCheckpointTools(t *testing.T) {
 	g := newGroup(t, sdk.GroupConfig{ID: "it-ckpt-mcp", ComputeResources: schemas.ComputeResources{Memory: "256MiB"}})
 	sb := startSandbox(t, g, "it-ckpt-mcp-a", sdk.SandboxOptions{})
-	srv, err := mcp.NewServer(t.Context(), sb, mcp.Options{Checkpoints: true})
+	srv, err := mcp.NewServer(t.Context(), sb, mcp.Options{Checkpoints: true, Pause: true})
 	require.NoError(t, err)
 	st, ct := sdkmcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
@@ -302,4 +303,33 @@ func TestMCPCheckpointTools(t *testing.T) {
 	res = call(mcp.ToolRollback, map[string]any{"checkpoint": "nope"})
 	assert.True(t, res.IsError, "a rollback to an unknown checkpoint is a failed call")
 	assert.Contains(t, mcpText(t, res), "no checkpoint")
+
+	// Two forks from "first" run with its files; the group's end (the
+	// cleanup) ends them.
+	ids := []string{"it-ckpt-mcp-f1", "it-ckpt-mcp-f2"}
+	res = call(mcp.ToolFork, map[string]any{"checkpoint": "first", "ids": ids})
+	require.False(t, res.IsError, mcpText(t, res))
+	var forked mcp.ForkResult
+	data, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &forked))
+	assert.Equal(t, ids, forked.IDs)
+	for _, id := range forked.IDs {
+		assert.Equal(t, "one", shellOK(t, g.Attach(id), `cat notes.txt`), "fork %s", id)
+	}
+	res = call(mcp.ToolFork, map[string]any{"checkpoint": "nope", "count": 1})
+	assert.True(t, res.IsError, "a fork from an unknown checkpoint is a failed call")
+
+	// Paused, the sandbox's own tools fail with the paused error until
+	// sandox_resume; its files are kept.
+	res = call(mcp.ToolPause, map[string]any{})
+	require.False(t, res.IsError, mcpText(t, res))
+	res = call(sdk.ModelToolName("terminal_tools.run"), map[string]any{"command": "cat notes.txt"})
+	assert.True(t, res.IsError, "a call to a paused sandbox: %s", mcpText(t, res))
+	assert.Contains(t, mcpText(t, res), "paused")
+	res = call(mcp.ToolResume, map[string]any{})
+	require.False(t, res.IsError, mcpText(t, res))
+	res = call(mcp.ToolResume, map[string]any{})
+	assert.True(t, res.IsError, "resuming a running sandbox is a conflict")
+	assert.Equal(t, "one", shellOK(t, sb, `cat notes.txt`))
 }
