@@ -22,8 +22,15 @@ type Options struct {
 	Timeout time.Duration
 	// ServiceWait is how long a gathering waits for the control-plane
 	// services to answer with their own metrics
-	// (schemas.ServiceMetricsSubject); 500 ms when zero.
+	// (schemas.ServiceMetricsSubject), and for the orchestrator to answer
+	// with the running sandboxes' live use (schemas.SandboxStatsSubject);
+	// 500 ms when zero.
 	ServiceWait time.Duration
+	// UsageBySandbox adds each running sandbox's live use
+	// (sandox_sandbox_*) to the sums by group (sandox_group_*): a series
+	// per sandbox, which a system of many short-lived sandboxes may not
+	// want in its time-series store.
+	UsageBySandbox bool
 	// Logger receives the exporter's logs; discarded when nil.
 	Logger *slog.Logger
 }
@@ -68,6 +75,7 @@ func New(nc *nats.Conn, opts Options) (*Exporter, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(sc.collectors()...)
 	reg.MustRegister(newStateCollector(js, opts.Timeout, f))
+	reg.MustRegister(newUsageCollector(nc, js, opts.Timeout, opts.ServiceWait, opts.UsageBySandbox))
 	services := &serviceGatherer{nc: nc, wait: opts.ServiceWait}
 	return &Exporter{reg: reg, all: prometheus.Gatherers{reg, services}, follow: f}, nil
 }
