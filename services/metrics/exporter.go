@@ -22,10 +22,13 @@ type Options struct {
 	Timeout time.Duration
 	// ServiceWait is how long a gathering waits for the control-plane
 	// services to answer with their own metrics
-	// (schemas.ServiceMetricsSubject), and for the orchestrator to answer
-	// with the running sandboxes' live use (schemas.SandboxStatsSubject);
-	// 500 ms when zero.
+	// (schemas.ServiceMetricsSubject); 500 ms when zero.
 	ServiceWait time.Duration
+	// UsageWait is how long a gathering waits for the orchestrator to
+	// answer with the running sandboxes' live use
+	// (schemas.SandboxStatsSubject), asked for all at once; 3 s when zero
+	// (the engine takes about a second to sample a container's CPU).
+	UsageWait time.Duration
 	// UsageBySandbox adds each running sandbox's live use
 	// (sandox_sandbox_*) to the sums by group (sandox_group_*): a series
 	// per sandbox, which a system of many short-lived sandboxes may not
@@ -41,6 +44,9 @@ func (o *Options) defaults() {
 	}
 	if o.ServiceWait <= 0 {
 		o.ServiceWait = 500 * time.Millisecond
+	}
+	if o.UsageWait <= 0 {
+		o.UsageWait = 3 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -75,7 +81,7 @@ func New(nc *nats.Conn, opts Options) (*Exporter, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(sc.collectors()...)
 	reg.MustRegister(newStateCollector(js, opts.Timeout, f))
-	reg.MustRegister(newUsageCollector(nc, js, opts.Timeout, opts.ServiceWait, opts.UsageBySandbox))
+	reg.MustRegister(newUsageCollector(nc, js, opts.Timeout, opts.UsageWait, opts.UsageBySandbox))
 	services := &serviceGatherer{nc: nc, wait: opts.ServiceWait}
 	return &Exporter{reg: reg, all: prometheus.Gatherers{reg, services}, follow: f}, nil
 }

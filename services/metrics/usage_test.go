@@ -17,7 +17,7 @@ import (
 // TestSandboxUsage records running sandboxes of two groups, a paused one
 // and an unclaimed pooled one, answers the stats request
 // (schemas.SandboxStatsSubject) as the orchestrator does for all but one
-// (which answers past the wait), and checks the sums by group, the counts
+// (which answers past the wait, Options.UsageWait), and checks the sums by group, the counts
 // read and not read, and the series by sandbox only with
 // Options.UsageBySandbox.
 func TestSandboxUsage(t *testing.T) {
@@ -61,13 +61,15 @@ func TestSandboxUsage(t *testing.T) {
 			_ = m.Respond(data)
 			return
 		}
-		time.AfterFunc(time.Second, func() { _ = m.Respond(data) }) // past the exporter's wait (500 ms)
+		time.AfterFunc(time.Second, func() { _ = m.Respond(data) }) // past the exporter's wait
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sub.Unsubscribe() })
 	require.NoError(t, s.nc.Flush())
 
-	g := s.exp.Gatherer()
+	exp, err := New(s.nc, Options{UsageWait: 500 * time.Millisecond})
+	require.NoError(t, err)
+	g := exp.Gatherer()
 	start := time.Now()
 	for _, c := range []struct {
 		name   string
@@ -97,7 +99,7 @@ func TestSandboxUsage(t *testing.T) {
 	mu.Unlock()
 
 	t.Run("by sandbox", func(t *testing.T) {
-		exp, err := New(s.nc, Options{UsageBySandbox: true})
+		exp, err := New(s.nc, Options{UsageWait: 500 * time.Millisecond, UsageBySandbox: true})
 		require.NoError(t, err)
 		got := gather(t, exp.Gatherer(), "sandox_sandbox_memory_bytes", "group", "research", "sandbox", "sb-2")
 		require.True(t, got.found)
