@@ -29,6 +29,11 @@ type Options struct {
 	// (schemas.SandboxStatsSubject), asked for all at once; 3 s when zero
 	// (the engine takes about a second to sample a container's CPU).
 	UsageWait time.Duration
+	// NoUsage says the connection's credentials may not ask for the
+	// sandboxes' live use (audit): the exporter does not ask, so a scrape
+	// neither waits UsageWait nor makes the server refuse a request per
+	// sandbox. sandox_usage_sandboxes and the usage gauges are then absent.
+	NoUsage bool
 	// UsageBySandbox adds each running sandbox's live use
 	// (sandox_sandbox_*) to the sums by group (sandox_group_*): a series
 	// per sandbox, which a system of many short-lived sandboxes may not
@@ -81,7 +86,9 @@ func New(nc *nats.Conn, opts Options) (*Exporter, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(sc.collectors()...)
 	reg.MustRegister(newStateCollector(js, opts.Timeout, f))
-	reg.MustRegister(newUsageCollector(nc, js, opts.Timeout, opts.UsageWait, opts.UsageBySandbox))
+	if !opts.NoUsage {
+		reg.MustRegister(newUsageCollector(nc, js, opts.Timeout, opts.UsageWait, opts.UsageBySandbox))
+	}
 	services := &serviceGatherer{nc: nc, wait: opts.ServiceWait}
 	return &Exporter{reg: reg, all: prometheus.Gatherers{reg, services}, follow: f}, nil
 }

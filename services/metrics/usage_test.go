@@ -17,9 +17,9 @@ import (
 // TestSandboxUsage records running sandboxes of two groups, a paused one
 // and an unclaimed pooled one, answers the stats request
 // (schemas.SandboxStatsSubject) as the orchestrator does for all but one
-// (which answers past the wait, Options.UsageWait), and checks the sums by group, the counts
-// read and not read, and the series by sandbox only with
-// Options.UsageBySandbox.
+// (which answers past the wait, Options.UsageWait), and checks the sums
+// by group, the counts read and not read, the series by sandbox only with
+// Options.UsageBySandbox, and that nothing is asked with Options.NoUsage.
 func TestSandboxUsage(t *testing.T) {
 	s := startSystem(t)
 	running := func(id, group string) schemas.SandboxStatus {
@@ -97,6 +97,21 @@ func TestSandboxUsage(t *testing.T) {
 	assert.False(t, asked["sb-paused"], "a paused sandbox is not asked")
 	assert.False(t, asked["sb-pooled"], "an unclaimed pooled sandbox is not asked")
 	mu.Unlock()
+
+	t.Run("not asked with NoUsage", func(t *testing.T) {
+		mu.Lock()
+		clear(asked)
+		mu.Unlock()
+		exp, err := New(s.nc, Options{NoUsage: true})
+		require.NoError(t, err)
+		g := exp.Gatherer()
+		assert.False(t, gather(t, g, "sandox_usage_sandboxes", "read", "no").found)
+		assert.False(t, gather(t, g, "sandox_group_memory_bytes", "group", "research").found)
+		require.NoError(t, s.nc.Flush())
+		mu.Lock()
+		assert.Empty(t, asked, "no stats request was sent")
+		mu.Unlock()
+	})
 
 	t.Run("by sandbox", func(t *testing.T) {
 		exp, err := New(s.nc, Options{UsageWait: 500 * time.Millisecond, UsageBySandbox: true})
