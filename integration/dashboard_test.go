@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,16 @@ func TestDashboard(t *testing.T) {
 		assert.Contains(t, row, "echo working; exit 3")
 		assert.Contains(t, row, "exited")
 		assert.Contains(t, text(t, page, `#jobs tr[data-job="it-dash-job"] td.exit`), "3")
+	})
+
+	t.Run("sandbox page lists its checkpoints", func(t *testing.T) {
+		ck, err := sb.Checkpoint(t.Context(), "")
+		require.NoError(t, err)
+		require.NoError(t, page.Navigate(url+"/sandboxes/it-dash-1"))
+		require.NoError(t, page.WaitLoad())
+		row := `#checkpoints tr[data-checkpoint="` + ck.ID + `"]`
+		assert.Contains(t, text(t, page, row+` td.taken`), "asked")
+		assert.Equal(t, strconv.Itoa(ck.Files), text(t, page, row+` td.files`))
 	})
 
 	t.Run("audit credentials read everything but live use", func(t *testing.T) {

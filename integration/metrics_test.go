@@ -17,6 +17,7 @@ import (
 	"github.com/sandox/sandox/internal/poll"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
+	"github.com/sandox/sandox/services/metrics"
 )
 
 // scrape is one reading of /metrics, parsed.
@@ -82,7 +83,8 @@ func scrapeMetrics(t *testing.T, url, token string) scrape {
 // the SDK, and a create refused for more CPUs than the host has, show in
 // the histogram of action latency by tool, the actions by tool and error
 // class, the commands by kind and code, the admission refusals and the
-// sandboxes by state.
+// sandboxes by state; and, read with client credentials, the sandbox's live
+// use by sandbox and by group.
 func TestMetrics(t *testing.T) {
 	url := serveMetrics(t)
 	ctx := t.Context()
@@ -145,4 +147,18 @@ func TestMetrics(t *testing.T) {
 	assert.Equal(t, 1.0, after.value("sandox_up", "source", "buckets"))
 	builds := delta("sandox_image_builds_total", "outcome", "built") + delta("sandox_image_builds_total", "outcome", "reused")
 	assert.Equal(t, 1.0, builds, "the created sandbox's image was built or reused")
+
+	t.Run("live use with client credentials", func(t *testing.T) {
+		exp, err := metrics.New(env.nc, metrics.Options{UsageBySandbox: true})
+		require.NoError(t, err)
+		families, err := exp.Gatherer().Gather()
+		require.NoError(t, err)
+		s := scrape{}
+		for _, f := range families {
+			s[f.GetName()] = f
+		}
+		assert.Positive(t, s.value("sandox_sandbox_memory_bytes", "group", "it-metrics", "sandbox", "it-metrics-1"), "the sandbox's memory")
+		assert.GreaterOrEqual(t, s.value("sandox_sandbox_processes", "group", "it-metrics", "sandbox", "it-metrics-1"), 1.0, "the executor at least")
+		assert.GreaterOrEqual(t, s.value("sandox_group_memory_bytes", "group", "it-metrics"), s.value("sandox_sandbox_memory_bytes", "group", "it-metrics", "sandbox", "it-metrics-1"))
+	})
 }

@@ -34,7 +34,7 @@ func serveMetrics(t *testing.T) string {
 	nc, err := connectAs(auth.RoleAudit)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
-	exp, err := metrics.New(nc, metrics.Options{})
+	exp, err := metrics.New(nc, metrics.Options{NoUsage: true})
 	require.NoError(t, err)
 	done := make(chan struct{})
 	go func() {

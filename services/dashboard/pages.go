@@ -98,10 +98,15 @@ type sandboxData struct {
 	History History
 	// Jobs are the sandbox's jobs (schemas.JobStream), and JobsErr why
 	// they cannot be read.
-	Jobs     []schemas.JobInfo
-	JobsErr  error
-	UsageURL string
-	Feed     feedData
+	Jobs    []schemas.JobInfo
+	JobsErr error
+	// Checkpoints are the sandbox's checkpoints
+	// (schemas.CheckpointIndexBucket), and CheckpointsErr why they
+	// cannot be read.
+	Checkpoints    []schemas.Checkpoint
+	CheckpointsErr error
+	UsageURL       string
+	Feed           feedData
 }
 
 func (s *Server) sandbox(w http.ResponseWriter, r *http.Request) {
@@ -131,6 +136,7 @@ func (s *Server) sandbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Jobs, d.JobsErr = readJobs(ctx, s.js, id)
+	d.Checkpoints, d.CheckpointsErr = readCheckpoints(ctx, s.js, id)
 	d.Feed = feedData{After: d.History.Last, URL: "/live/events?sandbox=" + id}
 	_, d.Feed.Err = s.feed.Status()
 	s.pages.page(w, http.StatusOK, "sandbox", d)

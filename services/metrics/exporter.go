@@ -24,6 +24,21 @@ type Options struct {
 	// services to answer with their own metrics
 	// (schemas.ServiceMetricsSubject); 500 ms when zero.
 	ServiceWait time.Duration
+	// UsageWait is how long a gathering waits for the orchestrator to
+	// answer with the running sandboxes' live use
+	// (schemas.SandboxStatsSubject), asked for all at once; 3 s when zero
+	// (the engine takes about a second to sample a container's CPU).
+	UsageWait time.Duration
+	// NoUsage says the connection's credentials may not ask for the
+	// sandboxes' live use (audit): the exporter does not ask, so a scrape
+	// neither waits UsageWait nor makes the server refuse a request per
+	// sandbox. sandox_usage_sandboxes and the usage gauges are then absent.
+	NoUsage bool
+	// UsageBySandbox adds each running sandbox's live use
+	// (sandox_sandbox_*) to the sums by group (sandox_group_*): a series
+	// per sandbox, which a system of many short-lived sandboxes may not
+	// want in its time-series store.
+	UsageBySandbox bool
 	// Logger receives the exporter's logs; discarded when nil.
 	Logger *slog.Logger
 }
@@ -34,6 +49,9 @@ func (o *Options) defaults() {
 	}
 	if o.ServiceWait <= 0 {
 		o.ServiceWait = 500 * time.Millisecond
+	}
+	if o.UsageWait <= 0 {
+		o.UsageWait = 3 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -68,6 +86,9 @@ func New(nc *nats.Conn, opts Options) (*Exporter, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(sc.collectors()...)
 	reg.MustRegister(newStateCollector(js, opts.Timeout, f))
+	if !opts.NoUsage {
+		reg.MustRegister(newUsageCollector(nc, js, opts.Timeout, opts.UsageWait, opts.UsageBySandbox))
+	}
 	services := &serviceGatherer{nc: nc, wait: opts.ServiceWait}
 	return &Exporter{reg: reg, all: prometheus.Gatherers{reg, services}, follow: f}, nil
 }

@@ -83,7 +83,7 @@ func serveDashboard(ctx context.Context, args []string) error {
 		return fmt.Errorf("NATS at %s: %w", *url, err)
 	}
 	defer nc.Close()
-	exp, waitMetrics, err := startMetrics(ctx, nc, *otlpEndpoint, *otlpInterval, log)
+	exp, waitMetrics, err := startMetrics(ctx, nc, noUsage, *otlpEndpoint, *otlpInterval, log)
 	if err != nil {
 		return err
 	}

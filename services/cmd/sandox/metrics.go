@@ -34,9 +34,10 @@ const defaultMetricsAddr = "127.0.0.1:9464"
 // startMetrics starts the metrics exporter of the system nc reaches, and
 // its OTLP push every interval when endpoint, or else $SANDOX_OTLP_ENDPOINT,
 // is set; both run until ctx is done. wait waits for them to stop. It
-// fails for a bad OTLP endpoint.
-func startMetrics(ctx context.Context, nc *nats.Conn, endpoint string, interval time.Duration, log *slog.Logger) (exp *metrics.Exporter, wait func(), err error) {
-	exp, err = metrics.New(nc, metrics.Options{Logger: log})
+// fails for a bad OTLP endpoint. noUsage says nc may not ask for the
+// sandboxes' live use (audit credentials).
+func startMetrics(ctx context.Context, nc *nats.Conn, noUsage bool, endpoint string, interval time.Duration, log *slog.Logger) (exp *metrics.Exporter, wait func(), err error) {
+	exp, err = metrics.New(nc, metrics.Options{NoUsage: noUsage, Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,7 +70,7 @@ func serveMetrics(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("metrics", flag.ContinueOnError)
 	addr := fs.String("addr", defaultMetricsAddr, "address to serve /metrics on; a non-loopback address needs a token")
 	url := fs.String("nats", localNATSURL, "NATS URL")
-	role := fs.String("role", string(auth.RoleAudit), "the identity minted for the exporter: audit (read-only, enough), client or control")
+	role := fs.String("role", string(auth.RoleAudit), "the identity minted for the exporter: audit (read-only: no live use of sandboxes), client (reads their live use too) or control")
 	credsFile := fs.String("creds", "", "connect with these credentials instead of minting an identity")
 	tokenFile := fs.String("token-file", "", "require the token in this file (made on first use); default: none on loopback, ~/.config/sandox/metrics.token otherwise; $"+envMetricsToken+" wins")
 	otlpEndpoint := fs.String("otlp-endpoint", "", "also push the metrics over OTLP/HTTP to this receiver (http://HOST:4318, or a full URL); $SANDOX_OTLP_ENDPOINT when not given; none by default")
@@ -78,7 +79,7 @@ func serveMetrics(ctx context.Context, args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	opt, _, err := dashboardIdentity(auth.Role(*role), *credsFile)
+	opt, noUsage, err := dashboardIdentity(auth.Role(*role), *credsFile)
 	if err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func serveMetrics(ctx context.Context, args []string) error {
 		return fmt.Errorf("NATS at %s: %w", *url, err)
 	}
 	defer nc.Close()
-	exp, wait, err := startMetrics(ctx, nc, *otlpEndpoint, *otlpInterval, log)
+	exp, wait, err := startMetrics(ctx, nc, noUsage, *otlpEndpoint, *otlpInterval, log)
 	if err != nil {
 		return err
 	}

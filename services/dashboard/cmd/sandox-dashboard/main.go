@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, log *slog.Logger) error {
 		return err
 	}
 	defer nc.Close()
-	exp, err := metrics.New(nc, metrics.Options{Logger: log})
+	exp, err := metrics.New(nc, metrics.Options{NoUsage: noUsage, Logger: log})
 	if err != nil {
 		return err
 	}
