@@ -17,8 +17,13 @@ func newCheckpoints(ctx context.Context, w *Worker, arch checkpoints.Archiver) (
 	if arch == nil {
 		return nil, nil
 	}
-	store, err := checkpoints.OpenStore(ctx, w.js, checkpoints.StoreConfig{Replicas: state.Replicas(w.nc, w.cfg.Replicas)})
-	if err != nil {
+	// Like the other buckets, the store waits for a cluster that is still
+	// electing its leaders rather than stopping the worker.
+	var store *checkpoints.Store
+	if err := waitForBus(ctx, w.cfg.BusWait, w.log, "checkpoint store", func(ctx context.Context) (err error) {
+		store, err = checkpoints.OpenStore(ctx, w.js, checkpoints.StoreConfig{Replicas: state.Replicas(w.nc, w.cfg.Replicas)})
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	return checkpoints.New(store, arch, checkpoints.Config{Workspace: workspaceDir, UID: sandboxUID, User: images.SandboxUser}), nil

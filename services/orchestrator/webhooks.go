@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"time"
 
 	"github.com/sandox/sandox/services/orchestrator/webhook"
 )
@@ -12,7 +13,21 @@ import (
 func (w *Worker) relayWebhooks(ctx context.Context) {
 	cfg := webhook.DefaultConfig()
 	cfg.Allow = w.cfg.WebhookAllow
-	if err := webhook.New(w.js, cfg, w.log).Run(ctx); err != nil {
-		w.log.Warn("webhook relay", "err", err)
+	// A relay that could not make or read its consumer (a cluster still
+	// electing leaders) starts again rather than leaving webhooks off.
+	for {
+		err := webhook.New(w.js, cfg, w.log).Run(ctx)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		w.log.Warn("webhook relay stopped; starting it again", "err", err, "in", relayRetry)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(relayRetry):
+		}
 	}
 }
+
+// relayRetry is how long a failed webhook relay waits before it starts again.
+const relayRetry = 5 * time.Second
