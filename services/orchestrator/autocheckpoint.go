@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -63,12 +64,8 @@ func (w *Worker) runAutoCheckpoints(ctx context.Context) {
 	}
 	q := newAutoQueue()
 	sub, err := w.nc.QueueSubscribe(schemas.ObservationSubjectPrefix+">", autoCheckpointQueue(w.hostName), func(m *nats.Msg) {
-		var res struct {
-			SandboxID        string `json:"sandbox_id"`
-			WorkspaceChanged bool   `json:"workspace_changed"`
-		}
-		if json.Unmarshal(m.Data, &res) == nil && res.WorkspaceChanged && res.SandboxID != "" {
-			q.add(res.SandboxID)
+		if id, ok := changedWorkspace(m.Subject, m.Data); ok {
+			q.add(id)
 		}
 	})
 	if err != nil {
@@ -112,4 +109,28 @@ func (w *Worker) autoCheckpoint(ctx context.Context, id string) {
 	if err := w.checkpoints.PruneAuto(ctx, id, keep); err != nil {
 		log.Warn("prune automatic checkpoints", "err", err)
 	}
+}
+
+// changedWorkspace reports which sandbox a batch result on subject says
+// changed its workspace. The sandbox is the one the subject names
+// (sandox.obs.<sandbox>.<batch>), which only that sandbox's executor may
+// publish on; a result whose body names another sandbox is ignored, so
+// that no sandbox can make another one's checkpoints.
+func changedWorkspace(subject string, data []byte) (string, bool) {
+	rest, ok := strings.CutPrefix(subject, schemas.ObservationSubjectPrefix)
+	if !ok {
+		return "", false
+	}
+	id, _, ok := strings.Cut(rest, ".")
+	if !ok || id == "" {
+		return "", false
+	}
+	var res struct {
+		SandboxID        string `json:"sandbox_id"`
+		WorkspaceChanged bool   `json:"workspace_changed"`
+	}
+	if json.Unmarshal(data, &res) != nil || !res.WorkspaceChanged || res.SandboxID != id {
+		return "", false
+	}
+	return id, true
 }
