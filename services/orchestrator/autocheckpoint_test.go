@@ -14,7 +14,7 @@ import (
 func TestChangedWorkspace(t *testing.T) {
 	for _, tc := range []struct {
 		name, subject, body string
-		want               string
+		want                string
 	}{
 		{"changed", schemas.ObservationSubject("sb-1", "b1"), `{"sandbox_id":"sb-1","workspace_changed":true}`, "sb-1"},
 		{"unchanged", schemas.ObservationSubject("sb-1", "b1"), `{"sandbox_id":"sb-1","workspace_changed":false}`, ""},
