@@ -38,11 +38,13 @@ func TestTerminalTools(t *testing.T) {
 	})
 
 	t.Run("a long command returns still running, then its output and exit code", func(t *testing.T) {
-		obs := send(t, sb, `{"terminal_tools.run": {"args": {"command": "for i in $(seq 1 30); do echo tick $i; sleep 1; done; exit 7", "timeout_seconds": 2}}}`)
+		// 24 ticks a quarter second apart: still running after the run's
+		// 1 s and read_output's 1 s, done well within wait's 60 s.
+		obs := send(t, sb, `{"terminal_tools.run": {"args": {"command": "for i in $(seq 1 24); do echo tick $i; sleep 0.25; done; exit 7", "timeout_seconds": 1}}}`)
 		require.True(t, obs[0].TerminalStillRunning, "%+v, want terminal_still_running", obs[0])
 		require.Nil(t, obs[0].ExitCode, "exit code while running")
 		require.Contains(t, obs[0].Stdout, "tick 1", "want the first ticks")
-		obs = send(t, sb, `{"terminal_tools.read_output": {"args": {"wait_seconds": 2}}}`)
+		obs = send(t, sb, `{"terminal_tools.read_output": {"args": {"wait_seconds": 1}}}`)
 		mustOK(t, obs[0])
 		require.True(t, obs[0].TerminalStillRunning, "%+v, want it still running", obs[0])
 		require.Contains(t, obs[0].Stdout, "tick", "want new ticks")
@@ -54,7 +56,7 @@ func TestTerminalTools(t *testing.T) {
 		require.False(t, obs[0].TerminalStillRunning, "%+v, want it finished", obs[0])
 		require.NotNil(t, obs[0].ExitCode, "%+v, want exit code 7", obs[0])
 		require.Equal(t, 7, *obs[0].ExitCode, "exit code")
-		require.Contains(t, obs[0].Stdout, "tick 30", "want the last ticks")
+		require.Contains(t, obs[0].Stdout, "tick 24", "want the last ticks")
 	})
 
 	t.Run("Ctrl-C stops a running program", func(t *testing.T) {

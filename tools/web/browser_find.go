@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-rod/rod"
 
@@ -31,9 +32,19 @@ func (t target) check() error {
 	return nil
 }
 
+// errorPagePrefix begins the URL of the page Chromium shows when a
+// navigation failed (an unknown host, a refused connection).
+const errorPagePrefix = "chrome-error://"
+
 // find waits up to the page's deadline for the element t names. A missing
-// element is tools.ErrNotFound, saying how long it waited.
+// element is tools.ErrNotFound, saying how long it waited. On Chromium's
+// error page, left by a browser_open that failed, no element of the site
+// can appear (and the error page's own must not match), so find says so at
+// once instead of waiting out the deadline.
 func (t target) find(p *rod.Page, waited string) (*rod.Element, error) {
+	if strings.HasPrefix(documentURL(p), errorPagePrefix) {
+		return nil, fmt.Errorf("no element matches %s: the browser shows Chromium's error page because the last page it opened did not load; open one with browser_open first: %w", t, tools.ErrNotFound)
+	}
 	var el *rod.Element
 	var err error
 	if t.XPath != "" {
@@ -58,4 +69,15 @@ func pageURL(p *rod.Page) string {
 		return "the page"
 	}
 	return info.URL
+}
+
+// documentURL is the URL of the document the page shows, which on an error
+// page is Chromium's own (the page's URL is still the one that failed), or
+// "" when it cannot be read.
+func documentURL(p *rod.Page) string {
+	res, err := p.Eval(`() => document.URL`)
+	if err != nil {
+		return ""
+	}
+	return res.Value.Str()
 }

@@ -146,6 +146,10 @@ func TestBrowserErrors(t *testing.T) {
 	}{
 		{"HTTP error", "browser_open", map[string]any{"url": base + "/gone"}, ErrHTTPStatus, "404 Not Found"},
 		{"unreachable", "browser_open", map[string]any{"url": closed}, ErrUnreachable, "ERR_CONNECTION_REFUSED"},
+		// Right after the failed open: the error page answers at once,
+		// not after the default 10 s wait, and its own elements never match.
+		{"on the error page of a failed open", "browser_click", map[string]any{"selector": "button"}, tools.ErrNotFound, "did not load; open one with browser_open first"},
+		{"extract on the error page", "browser_extract", map[string]any{"selector": "body"}, tools.ErrNotFound, "Chromium's error page"},
 		{"selector never appears", "browser_open", map[string]any{"url": base + "/", "wait_selector": "#never", "timeout_seconds": 1}, tools.ErrNotFound, `no element matches selector "#never"`},
 		{"missing element", "browser_click", map[string]any{"selector": "#never", "timeout_seconds": 1}, tools.ErrNotFound, "after 1s"},
 		{"both selector and xpath", "browser_click", map[string]any{"selector": "a", "xpath": "//a"}, schemas.CodeInvalidArgs, "exactly one"},
