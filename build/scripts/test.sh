@@ -15,11 +15,16 @@ cd "$(dirname "$0")/../.."
 # (which go test then takes from Go's build cache) run in the background
 # while test-deps.sh prepares the machine.
 mkdir -p .cache
+# Each phase says how long the run has taken so far, so that a slow run
+# shows where its time went (docs/running.md gives a fresh machine's).
+began=$SECONDS
+phase() { echo "test: $* (after $((SECONDS - began)) s)" >&2; }
 bash build/scripts/lint.sh > .cache/lint.log 2>&1 &
 lint=$!
 go build -race ./... > .cache/race-build.log 2>&1 &
 race=$!
 bash build/scripts/test-deps.sh
+phase "the machine is ready"
 if ! wait "$lint"; then
   cat .cache/lint.log >&2
   exit 1
@@ -27,6 +32,7 @@ fi
 cat .cache/lint.log >&2
 # A failed race build fails go test below with the same words.
 wait "$race" || true
+phase "lint and the race build are done"
 
 export PATH="$(go env GOPATH)/bin:$PATH"
 
@@ -44,6 +50,7 @@ pytest=$!
 echo "test: go test -race ./..." >&2
 status=0
 go test -race -count=1 -timeout 30m "$@" ./... || status=$?
+phase "go test is done"
 
 echo "test: pytest (sdk/python)" >&2
 wait "$pytest" || status=$((status == 0 ? 1 : status))
@@ -51,4 +58,5 @@ wait "$pytest" || status=$((status == 0 ? 1 : status))
 # count of tests passed and failed.
 cat .cache/pytest.err >&2
 cat .cache/pytest.log
+phase "done"
 exit "$status"

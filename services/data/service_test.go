@@ -3,9 +3,11 @@ package data
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +31,9 @@ type bus struct {
 	kv    jetstream.KeyValue // sandboxes
 	group jetstream.KeyValue
 	dir   string // PopulateDir
+
+	mu     sync.Mutex
+	denied map[*nats.Conn]chan error // see denials
 }
 
 func startBus(t *testing.T) *bus {
@@ -68,7 +73,16 @@ func (b *bus) connect(t *testing.T, role auth.Role, sandbox string, grants ...sc
 	t.Helper()
 	creds, err := b.auth.Mint("test", role, sandbox, grants...)
 	require.NoError(t, err)
-	opts := []nats.Option{creds.Option(), nats.NoReconnect()}
+	opts := []nats.Option{creds.Option(), nats.NoReconnect(), nats.ErrorHandler(func(nc *nats.Conn, _ *nats.Subscription, err error) {
+		// The server's refusal of a publish comes back on its own, not as
+		// the request's answer: it goes to the connection's denials.
+		if errors.Is(err, nats.ErrPermissionViolation) {
+			select {
+			case b.denials(nc) <- err:
+			default:
+			}
+		}
+	})}
 	if sandbox != "" {
 		opts = append(opts, nats.CustomInboxPrefix(schemas.SandboxInboxPrefix(sandbox)))
 	}
@@ -76,6 +90,36 @@ func (b *bus) connect(t *testing.T, role auth.Role, sandbox string, grants ...sc
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	return nc
+}
+
+// denials is the channel of the server's permission violations for nc's
+// publishes.
+func (b *bus) denials(nc *nats.Conn) chan error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.denied == nil {
+		b.denied = map[*nats.Conn]chan error{}
+	}
+	ch, ok := b.denied[nc]
+	if !ok {
+		ch = make(chan error, 16)
+		b.denied[nc] = ch
+	}
+	return ch
+}
+
+// requireDenied publishes a request on subject and waits for the server to
+// refuse it: the bus, not the data service, must stop it.
+func (b *bus) requireDenied(t *testing.T, nc *nats.Conn, subject string) {
+	t.Helper()
+	ch := b.denials(nc)
+	require.NoError(t, nc.PublishRequest(subject, nc.NewRespInbox(), []byte(`{}`)))
+	select {
+	case err := <-ch:
+		assert.ErrorContains(t, err, subject)
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the bus did not refuse a publish to %s", subject)
+	}
 }
 
 func (b *bus) record(t *testing.T, st schemas.SandboxStatus) {
@@ -139,11 +183,11 @@ func TestServiceGrants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := ask(t, tt.nc, tt.subject, tt.op, tt.args)
 			if tt.busDeny {
-				require.Error(t, err, "the bus must refuse %s", tt.subject)
+				b.requireDenied(t, tt.nc, tt.subject)
 				return
 			}
+			r, err := ask(t, tt.nc, tt.subject, tt.op, tt.args)
 			require.NoError(t, err)
 			if tt.wantCode != "" {
 				require.NotNil(t, r.Error)
