@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 var errInjected = errors.New("injected failure")
@@ -162,14 +161,14 @@ func TestReconcileLedger(t *testing.T) {
 	require.NoError(t, err)
 	host := resources.Host{CPUs: 4, MemoryBytes: 8 << 30}
 	for _, id := range []string{"alive", "ghost1", "ghost2"} {
-		require.NoError(t, h.w.ledger.Admit(ctx, id, schemas.ResolvedResources{MemoryBytes: 1 << 30}, host, 0))
+		require.NoError(t, state.NewEngineLedger(h.w.store, h.rt).Admit(ctx, id, schemas.ResolvedResources{MemoryBytes: 1 << 30}, host, 0))
 	}
 	_, err = h.disks.Attach(ctx, "ghost3", 64<<20, 0, 0)
 	require.NoError(t, err)
 	require.NoError(t, h.w.ids.Mint(ctx, "ghost4"))
 	require.NoError(t, h.w.ids.Mint(ctx, "alive"))
 
-	h.w.reconcile(ctx)
+	h.w.sandboxes.Reconcile(ctx)
 	assert.Equal(t, []string{"alive"}, keys(h.ledger()))
 	assert.Zero(t, h.disks.count())
 	creds, err := filepath.Glob(filepath.Join(h.cfg.CredsDir, "*"))
@@ -183,31 +182,4 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-// TestKeyedMutex checks that one key is held by one at a time, different
-// keys do not wait for each other, and entries go when nobody holds them.
-func TestKeyedMutex(t *testing.T) {
-	var (
-		k       keyedMutex
-		wg      sync.WaitGroup
-		holders atomic.Int32
-		most    atomic.Int32
-	)
-	for range 50 {
-		wg.Go(func() {
-			unlock := k.lock("sandbox/a")
-			n := holders.Add(1)
-			if n > most.Load() {
-				most.Store(n)
-			}
-			other := k.lock("sandbox/b") // never waits on sandbox/a
-			other()
-			holders.Add(-1)
-			unlock()
-		})
-	}
-	wg.Wait()
-	assert.Equal(t, int32(1), most.Load(), "holders of one key at once")
-	assert.Zero(t, k.size(), "entries left")
 }

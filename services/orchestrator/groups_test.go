@@ -55,7 +55,7 @@ func TestGroupLifecycle(t *testing.T) {
 	h.requireNothingLeft("a", "b", "c", "ghost")
 	h.refused(h.command(schemas.EndGroup, "g1", ""), schemas.CodeNotFound)
 	h.refused(h.command(schemas.StartGroup, "g1", ""), schemas.CodeNotFound)
-	assert.Zero(t, h.w.locks.size(), "lock entries left")
+	assert.Zero(t, h.w.locks.Size(), "lock entries left")
 }
 
 // TestStartGroupPartialFailure checks that one initial sandbox that fails

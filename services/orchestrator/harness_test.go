@@ -25,6 +25,9 @@ import (
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/sandboxes"
+	"github.com/sandox/sandox/services/orchestrator/state"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 	"github.com/sandox/sandox/tools"
 )
 
@@ -46,6 +49,11 @@ type harness struct {
 	seq     atomic.Int64
 	// authority signs every identity of the harness's server.
 	authority *auth.Authority
+	// noDisks, when set, is why the worker's host cannot enforce disk
+	// limits; otherwise its sandboxes get disks of disks.
+	noDisks error
+	// freezer, when set, pauses and resumes the worker's sandboxes.
+	freezer runtime.Freezer
 }
 
 const baseImageID = "sha256:base"
@@ -102,9 +110,18 @@ func (h *harness) newWorker() *Worker {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	w, err := NewWorker(h.t.Context(), h.control, runtime.Engine{Runtime: h.rt, Updater: h.rt}, h.cfg, log)
+	disks := h.noDisks
+	if disks == nil {
+		return h.newWorkerWith(sandboxes.UseDisks(h.disks), log)
+	}
+	return h.newWorkerWith(sandboxes.NoDisks(disks), log)
+}
+
+// newWorkerWith makes the worker with the disk pool disks.
+func (h *harness) newWorkerWith(disks sandboxes.DiskPool, log *slog.Logger) *Worker {
+	h.t.Helper()
+	w, err := newWorker(h.t.Context(), h.control, runtime.Engine{Runtime: h.rt, Updater: h.rt, Freezer: h.freezer}, h.cfg, disks, log)
 	require.NoError(h.t, err)
-	w.disks = diskPool{pool: h.disks}
 	return w
 }
 
@@ -273,7 +290,7 @@ func (h *harness) sandbox(id string) (schemas.SandboxStatus, error) {
 // ledger reads the engine's ledger.
 func (h *harness) ledger() map[string]schemas.ResolvedResources {
 	h.t.Helper()
-	l, err := h.w.ledger.Read(h.t.Context())
+	l, err := state.NewEngineLedger(h.w.store, h.rt).Read(h.t.Context())
 	require.NoError(h.t, err)
 	return l.Allocations
 }
@@ -293,7 +310,7 @@ func (h *harness) requireNothingLeft(sandboxes ...string) {
 	for _, id := range sandboxes {
 		_, err := h.sandbox(id)
 		require.Error(h.t, err, "record of sandbox %s left", id)
-		require.Equal(h.t, schemas.CodeNotFound, wireError(err).Code)
+		require.Equal(h.t, schemas.CodeNotFound, wire.Error(err).Code)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/sandox/sandox/internal/disks"
+	"github.com/sandox/sandox/services/orchestrator/sandboxes"
 )
 
 // memDisks is an in-memory disk pool: a disk cannot be detached while a
@@ -23,7 +24,7 @@ type memDisks struct {
 	next  int
 }
 
-var _ Disks = (*memDisks)(nil)
+var _ sandboxes.Disks = (*memDisks)(nil)
 
 func newMemDisks(rt *memRuntime) *memDisks {
 	return &memDisks{rt: rt, capacity: 100 << 30, disks: map[string]disks.Disk{}}

@@ -2,8 +2,9 @@ package orchestrator
 
 import (
 	"context"
-	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"time"
+
+	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
 func (r *memRuntime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan runtime.Event, <-chan error) {

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 

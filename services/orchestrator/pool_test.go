@@ -16,6 +16,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
 // Update sets a container's limits, as docker update does.
@@ -113,7 +114,7 @@ func TestPoolClaim(t *testing.T) {
 
 	h.ok(h.command(schemas.EndSandbox, "g1", "sb1"))
 	_, err = h.sandbox(st.PoolID)
-	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "the pool record goes with the sandbox")
+	assert.Equal(t, schemas.CodeNotFound, wire.Error(err).Code, "the pool record goes with the sandbox")
 	_, err = h.rt.Inspect(t.Context(), st.Container)
 	assert.ErrorIs(t, err, runtime.ErrNotFound)
 	h.ok(h.command(schemas.EndGroup, "g1", ""))

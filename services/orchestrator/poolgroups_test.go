@@ -12,6 +12,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
 // groupPooled returns the records of the pooled sandboxes of group's
@@ -212,9 +213,9 @@ func TestPoolReapsDeadWorkers(t *testing.T) {
 	// Every worker is made before any runs (NewWorker updates the streams).
 	dead, own := h.namedWorker("dead-worker", 0), h.namedWorker("unit-worker", 0)
 	live := h.namedWorker("live-worker", 1)
-	deadID, err := poolSandboxes{dead}.Fill(ctx, pool.Source{})
+	deadID, err := dead.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
-	ownID, err := poolSandboxes{own}.Fill(ctx, pool.Source{})
+	ownID, err := own.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 
 	t.Cleanup(runWorker(t, live))
@@ -225,7 +226,7 @@ func TestPoolReapsDeadWorkers(t *testing.T) {
 	for _, id := range []string{deadID, ownID} {
 		h.eventually("the pooled sandbox "+id+" is reaped", func() bool {
 			_, err := h.sandbox(id)
-			return err != nil && wireError(err).Code == schemas.CodeNotFound
+			return err != nil && wire.Error(err).Code == schemas.CodeNotFound
 		})
 		_, err := h.rt.Inspect(ctx, runtime.ContainerName(id))
 		assert.ErrorIs(t, err, runtime.ErrNotFound)
@@ -243,14 +244,14 @@ func TestPoolReap(t *testing.T) {
 	h := newIdleHarness(t)
 	ctx := t.Context()
 	dead := h.namedWorker("dead-worker", 0)
-	deadID, err := poolSandboxes{dead}.Fill(ctx, pool.Source{})
+	deadID, err := dead.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
-	ownID, err := poolSandboxes{h.w}.Fill(ctx, pool.Source{})
+	ownID, err := h.w.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 
 	h.w.pools.Reap(ctx, false)
 	_, err = h.sandbox(deadID)
-	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "a dead worker's pooled sandbox is reaped")
+	assert.Equal(t, schemas.CodeNotFound, wire.Error(err).Code, "a dead worker's pooled sandbox is reaped")
 	_, err = h.sandbox(ownID)
 	require.NoError(t, err, "a running worker keeps its own")
 
@@ -282,7 +283,7 @@ func TestPoolReapOtherHost(t *testing.T) {
 		return h.newWorker()
 	}
 	gone, back := onOther(), onOther()
-	id, err := poolSandboxes{gone}.Fill(ctx, pool.Source{})
+	id, err := gone.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 	p, err := h.sandbox(id)
 	require.NoError(t, err)
@@ -290,7 +291,7 @@ func TestPoolReapOtherHost(t *testing.T) {
 
 	h.w.pools.Reap(ctx, false)
 	_, err = h.sandbox(id)
-	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "the record is released")
+	assert.Equal(t, schemas.CodeNotFound, wire.Error(err).Code, "the record is released")
 	_, err = h.rt.Inspect(ctx, p.Container)
 	require.NoError(t, err, "the container is the other host's to remove")
 

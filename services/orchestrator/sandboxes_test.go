@@ -164,7 +164,8 @@ func TestCreateSandboxRefused(t *testing.T) {
 // given its disks before it runs: its heartbeat reads them.
 func TestCreateSandboxWithoutDiskLimits(t *testing.T) {
 	h := newIdleHarness(t)
-	h.w.disks = diskPool{err: errors.New("no loop devices")}
+	h.noDisks = errors.New("no loop devices")
+	h.w = h.newWorker()
 	h.start()
 	h.createGroup("g1", schemas.GroupSpec{})
 	cmd := h.command(schemas.CreateSandbox, "g1", "x")

@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -21,12 +21,12 @@ import (
 // taken, a host that is full) gives p back; a hand-over that fails
 // removes p, and the create makes the sandbox afresh.
 func (m poolSandboxes) Claim(ctx context.Context, p schemas.SandboxStatus, req pool.Request) (schemas.SandboxStatus, pool.Outcome, error) {
-	w, g, shape := m.w, req.Group, req.Shape
+	s, g, shape := m.s, req.Group, req.Shape
 	st := schemas.SandboxStatus{
 		ID:          req.Spec.ID,
 		GroupID:     g.ID,
 		State:       schemas.StateCreated,
-		Host:        w.hostName, // placement: the pool is this host's
+		Host:        s.cfg.Host, // placement: the pool is this host's
 		Image:       p.Image,
 		ImageReused: true,
 		Container:   p.Container,
@@ -39,38 +39,38 @@ func (m poolSandboxes) Claim(ctx context.Context, p schemas.SandboxStatus, req p
 		PoolID:      p.ID,
 	}
 	lifetime.Set(&st, req.Spec, time.Now().UTC())
-	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
+	if _, err := s.store.CreateSandbox(ctx, st); err != nil {
 		return schemas.SandboxStatus{}, pool.GivenBack, err
 	}
 	if err := m.swapAllocation(ctx, p.ID, st.ID, shape, g.Spec.Overcommit); err != nil {
-		return schemas.SandboxStatus{}, pool.GivenBack, errors.Join(fmt.Errorf("sandbox %s: %w", st.ID, err), w.store.DeleteSandbox(ctx, st.ID))
+		return schemas.SandboxStatus{}, pool.GivenBack, errors.Join(fmt.Errorf("sandbox %s: %w", st.ID, err), s.store.DeleteSandbox(ctx, st.ID))
 	}
 	if err := m.becomeClaimed(ctx, p, &st); err != nil {
-		w.log.Warn("a claim from the warm pool failed; creating the sandbox afresh", "sandbox", st.ID, "pool", p.ID, "command", req.CommandID, "err", err)
-		undo := w.pooledResources(p.ID, p.Container)
-		undo.Push(resLedger, func(ctx context.Context) error { return w.ledger.Release(ctx, st.ID) })
-		undo.Push(resIdentity, func(ctx context.Context) error { return w.ids.Revoke(ctx, st.ID) })
-		undo.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, st.ID) })
+		s.log.Warn("a claim from the warm pool failed; creating the sandbox afresh", "sandbox", st.ID, "pool", p.ID, "command", req.CommandID, "err", err)
+		undo := s.pooledResources(p.ID, p.Container)
+		undo.Push(resLedger, func(ctx context.Context) error { return s.ledger.Release(ctx, st.ID) })
+		undo.Push(resIdentity, func(ctx context.Context) error { return s.ids.Revoke(ctx, st.ID) })
+		undo.Push(resRecord, func(ctx context.Context) error { return s.store.DeleteSandbox(ctx, st.ID) })
 		if cerr := undo.Run(ctx); cerr != nil {
-			w.log.Error("a failed claim left resources behind", "sandbox", st.ID, "pool", p.ID, "err", cerr)
+			s.log.Error("a failed claim left resources behind", "sandbox", st.ID, "pool", p.ID, "err", cerr)
 		}
 		return schemas.SandboxStatus{}, pool.Failed, nil
 	}
-	if err := w.store.JoinGroup(ctx, g.ID, st.ID); err != nil {
+	if err := s.store.JoinGroup(ctx, g.ID, st.ID); err != nil {
 		return st, pool.Taken, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: req.CommandID, Message: "created from the warm pool", Sandbox: &st})
-	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: g.ID, SandboxID: st.ID, CommandID: req.CommandID, Message: "running (from the warm pool)", Sandbox: &st})
+	s.publish(schemas.Event{Kind: schemas.EventCreated, GroupID: g.ID, SandboxID: st.ID, CommandID: req.CommandID, Message: "created from the warm pool", Sandbox: &st})
+	s.publish(schemas.Event{Kind: schemas.EventStarted, GroupID: g.ID, SandboxID: st.ID, CommandID: req.CommandID, Message: "running (from the warm pool)", Sandbox: &st})
 	return st, pool.Taken, nil
 }
 
 // swapAllocation moves the ledger allocation of pooled sandbox poolID to
 // sandbox id with the claimed limits, in one update: the claim needs no
 // more room than the pool already holds, beyond what its limits add.
-func (m poolSandboxes) swapAllocation(ctx context.Context, poolID, id string, s pool.Shape, overcommit float64) error {
-	return m.w.ledger.Update(ctx, func(l *resources.Ledger) error {
+func (m poolSandboxes) swapAllocation(ctx context.Context, poolID, id string, shape pool.Shape, overcommit float64) error {
+	return m.s.ledger.Update(ctx, func(l *resources.Ledger) error {
 		l.Release(poolID)
-		return l.Admit(id, s.Limits, s.Host, overcommit)
+		return l.Admit(id, shape.Limits, shape.Host, overcommit)
 	})
 }
 
@@ -88,12 +88,12 @@ func (m poolSandboxes) becomeClaimed(ctx context.Context, p schemas.SandboxStatu
 	if ready.Modules != nil {
 		st.Tools = ready.Modules
 	}
-	running, err := m.w.store.UpdateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", st.Tools))
+	running, err := m.s.store.UpdateSandbox(ctx, st.ID, startedAs(schemas.StateRunning, "", st.Tools))
 	if err != nil {
 		return err
 	}
 	*st = running
-	_, err = m.w.store.UpdateSandbox(ctx, p.ID, func(p *schemas.SandboxStatus) error {
+	_, err = m.s.store.UpdateSandbox(ctx, p.ID, func(p *schemas.SandboxStatus) error {
 		p.ClaimedBy = st.ID
 		return nil
 	})
@@ -105,21 +105,21 @@ func (m poolSandboxes) becomeClaimed(ctx context.Context, p schemas.SandboxStatu
 // identity (which drops whatever still used it) while it waits until the
 // executor serves st's subjects. It returns the executor's ready answer.
 func (m poolSandboxes) handOver(ctx context.Context, p, st schemas.SandboxStatus) (schemas.ExecutorReady, error) {
-	w := m.w
-	if err := w.ids.Mint(ctx, st.ID, st.Databases...); err != nil {
+	s := m.s
+	if err := s.ids.Mint(ctx, st.ID, st.Databases...); err != nil {
 		return schemas.ExecutorReady{}, err
 	}
-	if err := w.ids.CopyToPool(p.ID, st.ID); err != nil {
+	if err := s.ids.CopyToPool(p.ID, st.ID); err != nil {
 		return schemas.ExecutorReady{}, err
 	}
 	data, err := json.Marshal(schemas.PoolClaim{SandboxID: st.ID, GroupID: st.GroupID, Families: st.Families})
 	if err != nil {
 		return schemas.ExecutorReady{}, err
 	}
-	if err := w.ids.WriteToPool(p.ID, schemas.ClaimFile, data); err != nil {
+	if err := s.ids.WriteToPool(p.ID, schemas.ClaimFile, data); err != nil {
 		return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
 	}
-	rw, err := w.watchReady(st.ID)
+	rw, err := s.watchReady(st.ID)
 	if err != nil {
 		return schemas.ExecutorReady{}, err
 	}
@@ -127,15 +127,15 @@ func (m poolSandboxes) handOver(ctx context.Context, p, st schemas.SandboxStatus
 	// The executor acknowledges the claim once it has it: from then on the
 	// pool identity is not needed, and is revoked while the executor
 	// reconnects. The claim waits for both.
-	ackCtx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
-	_, err = w.nc.RequestWithContext(ackCtx, schemas.ClaimSubject(p.ID), data)
+	ackCtx, cancel := context.WithTimeout(ctx, s.cfg.ReadyTimeout)
+	_, err = s.nc.RequestWithContext(ackCtx, schemas.ClaimSubject(p.ID), data)
 	cancel()
 	if err != nil {
 		return schemas.ExecutorReady{}, fmt.Errorf("claim %s: %w", p.ID, err)
 	}
 	revoked := make(chan error, 1)
-	go func() { revoked <- w.ids.Revoke(ctx, p.ID) }()
-	ready, err := w.awaitReady(ctx, st, rw)
+	go func() { revoked <- s.ids.Revoke(ctx, p.ID) }()
+	ready, err := s.awaitReady(ctx, st, rw)
 	if rerr := <-revoked; rerr != nil {
 		err = errors.Join(err, fmt.Errorf("revoke the pool identity of %s: %w", p.ID, rerr))
 	}
@@ -149,18 +149,18 @@ func (m poolSandboxes) updateLimits(ctx context.Context, p, st schemas.SandboxSt
 	if r.NanoCPUs == pr.NanoCPUs && r.MemoryBytes == pr.MemoryBytes && r.PIDs == pr.PIDs {
 		return nil
 	}
-	if m.w.updater == nil {
+	if m.s.updater == nil {
 		return fmt.Errorf("sandbox %s: the runtime cannot change a container's limits", st.ID)
 	}
-	return m.w.updater.Update(ctx, st.Container, runtime.ResourceLimits{NanoCPUs: r.NanoCPUs, MemoryBytes: r.MemoryBytes, PIDs: r.PIDs})
+	return m.s.updater.Update(ctx, st.Container, runtime.ResourceLimits{NanoCPUs: r.NanoCPUs, MemoryBytes: r.MemoryBytes, PIDs: r.PIDs})
 }
 
 // removeClaimed removes what sandbox st, when it came from the pool, holds
 // under its pool id: the pool's record, volume, egress proxy and
 // credentials directory. Others are no change.
-func (w *Worker) removeClaimed(ctx context.Context, st schemas.SandboxStatus) error {
+func (s *Service) removeClaimed(ctx context.Context, st schemas.SandboxStatus) error {
 	if st.PoolID == "" {
 		return nil
 	}
-	return w.pooledResources(st.PoolID, st.Container).Run(ctx)
+	return s.pooledResources(st.PoolID, st.Container).Run(ctx)
 }

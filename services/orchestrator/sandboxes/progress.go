@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"bytes"
@@ -103,12 +103,12 @@ func shorten(s string, n int) string {
 
 // publishProgress publishes p on schemas.ProgressSubject of its group
 // (recorded in SANDOX_EVENTS); a failure is logged, the work goes on.
-func (w *Worker) publishProgress(p schemas.Progress) {
+func (s *Service) publishProgress(p schemas.Progress) {
 	data, err := json.Marshal(p)
 	if err == nil {
-		err = w.nc.Publish(schemas.ProgressSubject(p.GroupID), data)
+		err = s.nc.Publish(schemas.ProgressSubject(p.GroupID), data)
 	}
 	if err != nil {
-		w.log.Warn("publish progress", "group", p.GroupID, "sandbox", p.SandboxID, "phase", p.Phase, "err", err)
+		s.log.Warn("publish progress", "group", p.GroupID, "sandbox", p.SandboxID, "phase", p.Phase, "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -12,28 +12,28 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
-// pauseOrResume runs pause_sandbox or resume_sandbox on a sandbox of this
+// PauseOrResume runs pause_sandbox or resume_sandbox on a sandbox of this
 // host (route sends them to the sandbox's host). An engine without a
 // Freezer refuses both as unsupported.
-func (w *Worker) pauseOrResume(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+func (s *Service) PauseOrResume(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
 	if schemas.IsPoolID(cmd.SandboxID) {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox id %q is the warm pool's: a pooled sandbox is not paused", cmd.SandboxID)
 	}
-	st, unlock, err := w.lockSandbox(ctx, cmd)
+	st, unlock, err := s.lockSandbox(ctx, cmd)
 	defer unlock()
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
-	if err := w.actable(st); err != nil {
+	if err := s.actable(st); err != nil {
 		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, err
 	}
-	if w.freezer == nil {
+	if s.freezer == nil {
 		return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, schemas.Errorf(schemas.CodeUnsupported, "sandbox %s: this host's engine cannot freeze containers, so it cannot pause sandboxes", st.ID)
 	}
 	if cmd.Kind == schemas.PauseSandbox {
-		st, err = w.pauseSandbox(ctx, st, cmd.ID)
+		st, err = s.pauseSandbox(ctx, st, cmd.ID)
 	} else {
-		st, err = w.resumeSandbox(ctx, st, cmd.ID)
+		st, err = s.resumeSandbox(ctx, st, cmd.ID)
 	}
 	return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, err
 }
@@ -44,7 +44,7 @@ func (w *Worker) pauseOrResume(ctx context.Context, cmd schemas.Command) (schema
 // a change, so that a redelivered command answers the same. Each step
 // repeats harmlessly, so a pause whose worker died half way finishes when
 // the command is delivered again.
-func (w *Worker) pauseSandbox(ctx context.Context, st schemas.SandboxStatus, cmdID string) (schemas.SandboxStatus, error) {
+func (s *Service) pauseSandbox(ctx context.Context, st schemas.SandboxStatus, cmdID string) (schemas.SandboxStatus, error) {
 	switch st.State {
 	case schemas.StatePaused:
 		return st, nil
@@ -52,19 +52,19 @@ func (w *Worker) pauseSandbox(ctx context.Context, st schemas.SandboxStatus, cmd
 	default:
 		return st, schemas.Errorf(schemas.CodeConflict, "sandbox %q is %s: only a running sandbox can be paused", st.ID, st.State)
 	}
-	if err := w.hold(ctx, st.ID, true); err != nil {
+	if err := s.hold(ctx, st.ID, true); err != nil {
 		return st, err
 	}
-	if err := w.freezer.Pause(ctx, st.Container); err != nil {
-		if herr := w.hold(context.WithoutCancel(ctx), st.ID, false); herr != nil {
+	if err := s.freezer.Pause(ctx, st.Container); err != nil {
+		if herr := s.hold(context.WithoutCancel(ctx), st.ID, false); herr != nil {
 			err = errors.Join(err, herr)
 		}
 		return st, fmt.Errorf("sandbox %s: pause: %w", st.ID, err)
 	}
-	if err := w.setLedgerCPU(ctx, st.ID, 0); err != nil {
+	if err := s.setLedgerCPU(ctx, st.ID, 0); err != nil {
 		return st, fmt.Errorf("sandbox %s: release its CPU: %w", st.ID, err)
 	}
-	cur, err := w.store.UpdateSandbox(ctx, st.ID, func(s *schemas.SandboxStatus) error {
+	cur, err := s.store.UpdateSandbox(ctx, st.ID, func(s *schemas.SandboxStatus) error {
 		if s.State != schemas.StateRunning {
 			return schemas.Errorf(schemas.CodeConflict, "sandbox %q became %s while it was paused", s.ID, s.State)
 		}
@@ -74,7 +74,7 @@ func (w *Worker) pauseSandbox(ctx context.Context, st schemas.SandboxStatus, cmd
 	if err != nil {
 		return st, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventPaused, GroupID: cur.GroupID, SandboxID: cur.ID, CommandID: cmdID, Message: "paused", Sandbox: &cur})
+	s.publish(schemas.Event{Kind: schemas.EventPaused, GroupID: cur.GroupID, SandboxID: cur.ID, CommandID: cmdID, Message: "paused", Sandbox: &cur})
 	return cur, nil
 }
 
@@ -83,31 +83,31 @@ func (w *Worker) pauseSandbox(ctx context.Context, st schemas.SandboxStatus, cmd
 // its processes, has its executor take batches again and records it
 // running. A resume that fails after the admission leaves the sandbox
 // paused in its record, holding its CPU; resuming again finishes it.
-func (w *Worker) resumeSandbox(ctx context.Context, st schemas.SandboxStatus, cmdID string) (schemas.SandboxStatus, error) {
+func (s *Service) resumeSandbox(ctx context.Context, st schemas.SandboxStatus, cmdID string) (schemas.SandboxStatus, error) {
 	if st.State != schemas.StatePaused {
 		return st, schemas.Errorf(schemas.CodeConflict, "sandbox %q is %s, not paused", st.ID, st.State)
 	}
-	g, _, err := w.store.Group(ctx, st.GroupID)
+	g, _, err := s.store.Group(ctx, st.GroupID)
 	if err != nil {
 		return st, err
 	}
-	host, err := w.host(ctx)
+	host, err := s.Host(ctx)
 	if err != nil {
 		return st, err
 	}
-	if err := w.ledger.Admit(ctx, st.ID, st.Resources, host, g.Spec.Overcommit); err != nil {
+	if err := s.ledger.Admit(ctx, st.ID, st.Resources, host, g.Spec.Overcommit); err != nil {
 		return st, fmt.Errorf("sandbox %s: resume: %w", st.ID, err)
 	}
-	if err := w.freezer.Unpause(ctx, st.Container); err != nil {
-		if lerr := w.setLedgerCPU(context.WithoutCancel(ctx), st.ID, 0); lerr != nil {
+	if err := s.freezer.Unpause(ctx, st.Container); err != nil {
+		if lerr := s.setLedgerCPU(context.WithoutCancel(ctx), st.ID, 0); lerr != nil {
 			err = errors.Join(err, lerr)
 		}
 		return st, fmt.Errorf("sandbox %s: resume: %w", st.ID, err)
 	}
-	if err := w.hold(ctx, st.ID, false); err != nil {
+	if err := s.hold(ctx, st.ID, false); err != nil {
 		return st, err
 	}
-	cur, err := w.store.UpdateSandbox(ctx, st.ID, func(s *schemas.SandboxStatus) error {
+	cur, err := s.store.UpdateSandbox(ctx, st.ID, func(s *schemas.SandboxStatus) error {
 		if s.State != schemas.StatePaused {
 			return schemas.Errorf(schemas.CodeConflict, "sandbox %q became %s while it was resumed", s.ID, s.State)
 		}
@@ -117,7 +117,7 @@ func (w *Worker) resumeSandbox(ctx context.Context, st schemas.SandboxStatus, cm
 	if err != nil {
 		return st, err
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventResumed, GroupID: cur.GroupID, SandboxID: cur.ID, CommandID: cmdID, Message: "resumed", Sandbox: &cur})
+	s.publish(schemas.Event{Kind: schemas.EventResumed, GroupID: cur.GroupID, SandboxID: cur.ID, CommandID: cmdID, Message: "resumed", Sandbox: &cur})
 	return cur, nil
 }
 
@@ -125,8 +125,8 @@ func (w *Worker) resumeSandbox(ctx context.Context, st schemas.SandboxStatus, cm
 // ledger to nanoCPUs, leaving its memory and disk: a paused sandbox's
 // frozen processes keep their pages and its workspace its blocks. A
 // sandbox without an allocation is no change.
-func (w *Worker) setLedgerCPU(ctx context.Context, id string, nanoCPUs int64) error {
-	return w.ledger.Update(ctx, func(l *resources.Ledger) error {
+func (s *Service) setLedgerCPU(ctx context.Context, id string, nanoCPUs int64) error {
+	return s.ledger.Update(ctx, func(l *resources.Ledger) error {
 		a, ok := l.Allocations[id]
 		if !ok || a.NanoCPUs == nanoCPUs {
 			return state.ErrUnchanged
@@ -146,16 +146,16 @@ const holdAttempt = 2 * time.Second
 // its subjects other than the hold subject, and returns once it has. It
 // fails with CodeUnavailable when the executor does not answer within
 // Config.ReadyTimeout.
-func (w *Worker) hold(ctx context.Context, id string, on bool) error {
+func (s *Service) hold(ctx context.Context, id string, on bool) error {
 	data, err := json.Marshal(schemas.HoldRequest{Hold: on})
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, max(w.cfg.ReadyTimeout, holdAttempt))
+	ctx, cancel := context.WithTimeout(ctx, max(s.cfg.ReadyTimeout, holdAttempt))
 	defer cancel()
 	for {
 		actx, acancel := context.WithTimeout(ctx, holdAttempt)
-		m, err := w.nc.RequestWithContext(actx, schemas.HoldSubject(id), data)
+		m, err := s.nc.RequestWithContext(actx, schemas.HoldSubject(id), data)
 		acancel()
 		if err == nil {
 			var reply schemas.HoldReply

@@ -1,4 +1,4 @@
-package orchestrator
+package routing
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
-// clientSubject maps the subject of a command forwarded to a host
+// ClientSubject maps the subject of a command forwarded to a host
 // (schemas.HostCommandSubject) back to the one its client published it
 // on, and reports whether it was forwarded.
-func clientSubject(subject string) (string, bool) {
+func ClientSubject(subject string) (string, bool) {
 	rest, ok := strings.CutPrefix(subject, schemas.HostCommandPrefix)
 	if !ok {
 		return subject, false
@@ -25,38 +26,38 @@ func clientSubject(subject string) (string, bool) {
 	return schemas.CommandSubjectPrefix + kind, true
 }
 
-// route returns the host whose workers must run cmd, or "" when this
+// Route returns the host whose workers must run cmd, or "" when this
 // worker runs it: a create goes where placement puts it; a start, end,
 // pause, resume or stats request to the host of its sandbox, while that host is live and
 // the sandbox is not lost. Everything else (group commands, commands on
 // sandboxes that do not exist, that are lost or whose host is silent) runs
 // here, and the handlers answer for what this host cannot do. A create
 // that fits no host is the error.
-func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error) {
+func (r *Router) Route(ctx context.Context, cmd schemas.Command) (string, error) {
 	switch cmd.Kind {
 	case schemas.CreateSandbox:
 		if cmd.Sandbox == nil || schemas.IsPoolID(cmd.SandboxID) {
 			return "", nil
 		}
-		g, _, err := w.store.Group(ctx, cmd.GroupID)
+		g, _, err := r.store.Group(ctx, cmd.GroupID)
 		if err != nil {
 			return "", nil
 		}
-		if st, _, err := w.store.Sandbox(ctx, cmd.SandboxID); err == nil {
+		if st, _, err := r.store.Sandbox(ctx, cmd.SandboxID); err == nil {
 			// Taken: by another command (already_exists), or by this one,
 			// forwarded before a redelivery, and maybe still running on
 			// its host. That host answers either way; a forward repeated
 			// within the duplicate window is stored once.
-			if w.ownedHere(st.Host) || !w.hostLive(ctx, st.Host) {
+			if r.hosts.Here(st.Host) || !r.hosts.Live(ctx, st.Host) {
 				return "", nil
 			}
 			return st.Host, nil
 		}
 		spec := *cmd.Sandbox
 		spec.ID = cmd.SandboxID
-		host, err := w.placer.Place(ctx, g, spec)
+		host, err := r.placer.Place(ctx, g, spec)
 		if err != nil {
-			switch wireError(err).Code {
+			switch wire.Error(err).Code {
 			case schemas.CodeResourceExhausted, schemas.CodeUnavailable:
 				return "", err
 			}
@@ -65,8 +66,8 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 		return host, nil
 	case schemas.StartSandbox, schemas.EndSandbox, schemas.SandboxStats, schemas.PauseSandbox, schemas.ResumeSandbox,
 		schemas.TakeCheckpoint, schemas.ListCheckpoints, schemas.DiffCheckpoints, schemas.RollbackSandbox:
-		st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
-		if err != nil || w.ownedHere(st.Host) || st.State == schemas.StateLost || !w.hostLive(ctx, st.Host) {
+		st, _, err := r.store.Sandbox(ctx, cmd.SandboxID)
+		if err != nil || r.hosts.Here(st.Host) || st.State == schemas.StateLost || !r.hosts.Live(ctx, st.Host) {
 			return "", nil
 		}
 		return st.Host, nil
@@ -74,7 +75,7 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 	return "", nil
 }
 
-// forward stores the command message msg again on host's subject, for its
+// Forward stores the command message msg again on host's subject, for its
 // workers, and acknowledges msg once the stream has the copy. The copy's
 // Nats-Msg-Id is derived from the command id, so a forward repeated after
 // a redelivery is stored once; the host's worker answers the command on
@@ -82,7 +83,7 @@ func (w *Worker) route(ctx context.Context, cmd schemas.Command) (string, error)
 //
 // tried, when not empty, lists the hosts a create was sent to already
 // (HeaderTried), so that the next does not send it back.
-func (w *Worker) forward(ctx context.Context, msg jetstream.Msg, cmd schemas.Command, host string, tried ...string) {
+func (r *Router) Forward(ctx context.Context, msg jetstream.Msg, cmd schemas.Command, host string, tried ...string) {
 	out := nats.NewMsg(schemas.HostCommandSubject(host, cmd.Kind))
 	out.Data = msg.Data()
 	for k, v := range msg.Headers() {
@@ -92,27 +93,27 @@ func (w *Worker) forward(ctx context.Context, msg jetstream.Msg, cmd schemas.Com
 	if len(tried) > 0 {
 		out.Header.Set(HeaderTried, strings.Join(tried, ","))
 	}
-	if _, err := w.js.PublishMsg(ctx, out, jetstream.WithMsgID(cmd.ID+"-to-"+host)); err != nil {
-		w.log.Warn("forward command to its host", "command", cmd.ID, "kind", cmd.Kind, "host", host, "err", err)
+	if _, err := r.js.PublishMsg(ctx, out, jetstream.WithMsgID(cmd.ID+"-to-"+host)); err != nil {
+		r.log.Warn("forward command to its host", "command", cmd.ID, "kind", cmd.Kind, "host", host, "err", err)
 		_ = msg.NakWithDelay(time.Second)
 		return
 	}
 	if err := msg.Ack(); err != nil {
-		w.log.Warn("ack forwarded command", "command", cmd.ID, "err", err)
+		r.log.Warn("ack forwarded command", "command", cmd.ID, "err", err)
 	}
-	w.log.Debug("command forwarded", "command", cmd.ID, "kind", cmd.Kind, "host", host)
+	r.log.Debug("command forwarded", "command", cmd.ID, "kind", cmd.Kind, "host", host)
 }
 
 // HeaderTried, on a create forwarded to a host, lists (comma-separated)
 // the hosts whose admission refused it already.
 const HeaderTried = "Sandox-Tried"
 
-// retryElsewhere forwards a create that this host's admission refused
+// RetryElsewhere forwards a create that this host's admission refused
 // (another create took the room between placement's dry run and the
 // admission) to the next host placement finds, leaving out this host and
 // those in hdr's HeaderTried. It reports whether it forwarded msg; if not,
 // the refusal is the answer.
-func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats.Header, cmd schemas.Command) bool {
+func (r *Router) RetryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats.Header, cmd schemas.Command) bool {
 	if cmd.Sandbox == nil {
 		return false
 	}
@@ -120,12 +121,12 @@ func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats
 	if t := hdr.Get(HeaderTried); t != "" {
 		tried = strings.Split(t, ",")
 	}
-	tried = append(tried, w.hostName)
-	g, _, err := w.store.Group(ctx, cmd.GroupID)
+	tried = append(tried, r.cfg.Host)
+	g, _, err := r.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return false
 	}
-	hosts, err := w.placer.LiveHosts(ctx)
+	hosts, err := r.placer.LiveHosts(ctx)
 	if err != nil {
 		return false
 	}
@@ -137,27 +138,27 @@ func (w *Worker) retryElsewhere(ctx context.Context, msg jetstream.Msg, hdr nats
 	}
 	spec := *cmd.Sandbox
 	spec.ID = cmd.SandboxID
-	host, err := w.placer.On(ctx, hosts, g, spec)
+	host, err := r.placer.On(ctx, hosts, g, spec)
 	if err != nil {
 		return false
 	}
-	w.log.Info("admission refused a placed create; trying the next host", "command", cmd.ID, "sandbox", cmd.SandboxID, "host", host, "tried", tried)
-	w.forward(ctx, msg, cmd, host, tried...)
+	r.log.Info("admission refused a placed create; trying the next host", "command", cmd.ID, "sandbox", cmd.SandboxID, "host", host, "tried", tried)
+	r.Forward(ctx, msg, cmd, host, tried...)
 	return true
 }
 
-// delegate has host's workers run cmd, a part of a group command, and
+// Delegate has host's workers run cmd, a part of a group command, and
 // waits for its result. A command already answered (a redelivered group
 // command) is answered from the audit log. It gives up with
 // CodeUnavailable when the host is not, or stops being, live.
-func (w *Worker) delegate(ctx context.Context, host string, cmd schemas.Command) (schemas.CommandResult, error) {
-	if prev, ok := w.previousResult(ctx, cmd.ID); ok {
+func (r *Router) Delegate(ctx context.Context, host string, cmd schemas.Command) (schemas.CommandResult, error) {
+	if prev, ok := r.previous(ctx, cmd.ID); ok {
 		return prev, nil
 	}
-	if !w.hostLive(ctx, host) {
+	if !r.hosts.Live(ctx, host) {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeUnavailable, "host %s is not answering", host)
 	}
-	sub, err := w.nc.SubscribeSync(schemas.ResultSubject(cmd.ID))
+	sub, err := r.nc.SubscribeSync(schemas.ResultSubject(cmd.ID))
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -169,11 +170,11 @@ func (w *Worker) delegate(ctx context.Context, host string, cmd schemas.Command)
 	}
 	msg := nats.NewMsg(schemas.HostCommandSubject(host, cmd.Kind))
 	msg.Data = data
-	if _, err := w.js.PublishMsg(ctx, msg, jetstream.WithMsgID(cmd.ID)); err != nil {
+	if _, err := r.js.PublishMsg(ctx, msg, jetstream.WithMsgID(cmd.ID)); err != nil {
 		return schemas.CommandResult{}, fmt.Errorf("send %s %s to host %s: %w", cmd.Kind, cmd.ID, host, err)
 	}
 	for {
-		wait, cancel := context.WithTimeout(ctx, w.cfg.HostHeartbeat)
+		wait, cancel := context.WithTimeout(ctx, r.cfg.Heartbeat)
 		m, err := sub.NextMsgWithContext(wait)
 		cancel()
 		if err == nil {
@@ -186,19 +187,8 @@ func (w *Worker) delegate(ctx context.Context, host string, cmd schemas.Command)
 		if ctx.Err() != nil {
 			return schemas.CommandResult{}, ctx.Err()
 		}
-		if !w.hostLive(ctx, host) {
+		if !r.hosts.Live(ctx, host) {
 			return schemas.CommandResult{}, schemas.Errorf(schemas.CodeUnavailable, "host %s stopped answering during %s %s", host, cmd.Kind, cmd.ID)
 		}
 	}
-}
-
-// resultError is the error of a delegated command's result, or err.
-func resultError(res schemas.CommandResult, err error) error {
-	if err != nil {
-		return err
-	}
-	if res.Error != nil {
-		return res.Error
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -9,11 +9,41 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/locks"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
-// watch follows the engine's events of sandbox containers until ctx ends:
+// A Watcher follows the engine's events of one host's containers for its
+// sandboxes and group databases.
+type Watcher struct {
+	s         *Service
+	pools     PoolContainers
+	databases DatabaseDeaths
+}
+
+// PoolContainers tells which sandbox a pooled container now is.
+// *pool.Pools implements it.
+type PoolContainers interface {
+	// SandboxOf returns the sandbox whose container is that of id: the
+	// sandbox that claimed pooled sandbox id, id itself when it is not
+	// pooled, "" for a pooled sandbox not claimed.
+	SandboxOf(ctx context.Context, id string) string
+}
+
+// DatabaseDeaths is told when a group database's container stops.
+// *groupdb.Databases implements it.
+type DatabaseDeaths interface {
+	OnDied(ctx context.Context, ev runtime.Event)
+}
+
+// NewWatcher returns the watcher of s's sandboxes, of the containers of
+// pools and of the group databases.
+func NewWatcher(s *Service, pools PoolContainers, databases DatabaseDeaths) *Watcher {
+	return &Watcher{s: s, pools: pools, databases: databases}
+}
+
+// Run follows the engine's events of sandbox containers until ctx ends:
 // an OOM kill is recorded in the sandbox's status and the events stream and
 // handled by the sandbox's OOM policy; a sandbox whose container stops by
 // itself is restarted (after an OOM kill, by policy) or marked failed; a
@@ -24,14 +54,15 @@ import (
 // Each sandbox's events are handled in their order, one at a time, in a
 // lane of their own (eventLanes): a restart that waits up to ReadyTimeout
 // for its executor holds up that sandbox's later events, not the others'.
-func (w *Worker) watch(ctx context.Context) {
+func (w *Watcher) Run(ctx context.Context) {
+	s := w.s
 	var databases sync.WaitGroup
 	defer databases.Wait()
-	lanes := eventLanes{handle: func(ev runtime.Event) { w.handleEvent(ctx, ev) }}
+	lanes := eventLanes{handle: func(ev runtime.Event) { w.handle(ctx, ev) }}
 	defer lanes.wait()
 	since := time.Now()
 	for ctx.Err() == nil {
-		evs, errs := w.rt.Events(ctx, since, runtime.LabelManaged+"=true")
+		evs, errs := s.rt.Events(ctx, since, runtime.LabelManaged+"=true")
 		for ev := range evs {
 			since = ev.Time
 			if ev.Labels[runtime.LabelDatabase] != "" {
@@ -46,7 +77,7 @@ func (w *Worker) watch(ctx context.Context) {
 		}
 		select {
 		case err := <-errs:
-			w.log.Warn("engine event stream broke; reopening", "err", err)
+			s.log.Warn("engine event stream broke; reopening", "err", err)
 		default:
 		}
 		select {
@@ -56,28 +87,31 @@ func (w *Worker) watch(ctx context.Context) {
 	}
 }
 
-func (w *Worker) handleEvent(ctx context.Context, ev runtime.Event) {
+// handle dispatches one event of a sandbox container: the container of a
+// pooled sandbox is that of the sandbox that claimed it.
+func (w *Watcher) handle(ctx context.Context, ev runtime.Event) {
+	s := w.s
 	id := w.pools.SandboxOf(ctx, ev.Labels[runtime.LabelSandbox])
 	if id == "" {
 		return
 	}
 	// The engine is this host's: an event of a sandbox recorded on another
 	// host is of a leftover container, not of that sandbox.
-	if st, _, err := w.store.Sandbox(ctx, id); err != nil || !w.ownedHere(st.Host) {
+	if st, _, err := s.store.Sandbox(ctx, id); err != nil || !s.here(st.Host) {
 		return
 	}
 	switch ev.Kind {
 	case runtime.ContainerOOM:
-		w.onOOM(ctx, id, ev)
+		s.onOOM(ctx, id, ev)
 	case runtime.ContainerDied:
-		w.onDie(ctx, id, ev)
+		s.onDie(ctx, id, ev)
 	}
 }
 
 // onOOM records an OOM kill, publishes it and applies the OOM policy.
-func (w *Worker) onOOM(ctx context.Context, id string, ev runtime.Event) {
+func (s *Service) onOOM(ctx context.Context, id string, ev runtime.Event) {
 	recorded := false
-	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err := s.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		// Every worker on this engine sees the event, and a reopened
 		// stream may repeat it: the first to record it handles it.
 		recorded = ev.Time.After(st.LastOOMAt)
@@ -93,38 +127,38 @@ func (w *Worker) onOOM(ctx context.Context, id string, ev runtime.Event) {
 	}
 	msg := fmt.Sprintf("the kernel killed a process of sandbox %s: it ran out of its %s of memory (OOM kill %d; policy %s)",
 		id, resources.FormatBytes(st.Resources.MemoryBytes), st.OOMKills, policy(st))
-	w.log.Warn("sandbox out of memory", "sandbox", id, "kills", st.OOMKills, "policy", policy(st))
+	s.log.Warn("sandbox out of memory", "sandbox", id, "kills", st.OOMKills, "policy", policy(st))
 	reason := fmt.Sprintf("out of memory (limit %s, policy %s)", resources.FormatBytes(st.Resources.MemoryBytes), policy(st))
-	w.publishEvent(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: msg, Sandbox: &st})
+	s.publish(schemas.Event{Kind: schemas.EventOOMKilled, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: msg, Sandbox: &st})
 	switch policy(st) {
 	case schemas.OnOOMRestart:
-		w.restartSandbox(ctx, id, "it ran out of memory")
+		s.restartSandbox(ctx, id, "it ran out of memory")
 	case schemas.OnOOMFail:
-		w.failSandbox(ctx, id, fmt.Sprintf("out of memory: a process exceeded the %s limit (on_oom: fail)", resources.FormatBytes(st.Resources.MemoryBytes)))
+		s.failSandbox(ctx, id, fmt.Sprintf("out of memory: a process exceeded the %s limit (on_oom: fail)", resources.FormatBytes(st.Resources.MemoryBytes)))
 	}
 }
 
 // onDie handles a sandbox container that stopped without being asked to.
-func (w *Worker) onDie(ctx context.Context, id string, ev runtime.Event) {
+func (s *Service) onDie(ctx context.Context, id string, ev runtime.Event) {
 	// The lock waits for this worker's own restart of the sandbox, whose
 	// die this may be.
-	unlock := w.locks.lock(sandboxKey(id))
-	st, _, err := w.store.Sandbox(ctx, id)
+	unlock := s.locks.Lock(locks.Sandbox(id))
+	st, _, err := s.store.Sandbox(ctx, id)
 	unlock()
 	if err != nil || st.State != schemas.StateRunning || st.Container != ev.ContainerID {
 		return // ended on request, already handled, or not ours
 	}
-	cs, err := w.rt.Inspect(ctx, st.Container)
+	cs, err := s.rt.Inspect(ctx, st.Container)
 	if err != nil || cs.Running || cs.Status == runtime.StatusRemoving || cs.Status == runtime.StatusDead {
 		return // being removed, or restarted in between
 	}
-	if w.runsAgain(ctx, st.Container) {
+	if s.runsAgain(ctx, st.Container) {
 		return // another worker's restart: its die, then its start
 	}
 	// Every worker on the engine sees the die; the one whose
 	// compare-and-set records it handles it.
 	claimed := false
-	st, err = w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err = s.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		claimed = false // a retry after another worker's write starts afresh
 		if st.State != schemas.StateRunning || st.Container != ev.ContainerID || !ev.Time.After(st.LastExitAt) {
 			return state.ErrUnchanged
@@ -136,12 +170,12 @@ func (w *Worker) onDie(ctx context.Context, id string, ev runtime.Event) {
 		return
 	}
 	if cs.OOMKilled && policy(st) != schemas.OnOOMFail {
-		w.restartSandbox(ctx, id, "its executor was killed for memory")
+		s.restartSandbox(ctx, id, "its executor was killed for memory")
 		return
 	}
-	logs, _ := w.rt.Logs(ctx, st.Container, 10)
+	logs, _ := s.rt.Logs(ctx, st.Container, 10)
 	reason := fmt.Sprintf("the sandbox stopped by itself (exit code %d, oom killed %t): %s", cs.ExitCode, cs.OOMKilled, logs)
-	w.failSandbox(ctx, id, reason)
+	s.failSandbox(ctx, id, reason)
 }
 
 // runsAgain watches a container that died for Config.RestartGrace and
@@ -149,15 +183,15 @@ func (w *Worker) onDie(ctx context.Context, id string, ev runtime.Event) {
 // (another worker of the engine restarting the sandbox after an OOM kill),
 // not a crash. Sandbox containers have no restart policy, so nothing else
 // starts them. A crash is handled that much later.
-func (w *Worker) runsAgain(ctx context.Context, container string) bool {
-	deadline := time.Now().Add(w.cfg.RestartGrace)
+func (s *Service) runsAgain(ctx context.Context, container string) bool {
+	deadline := time.Now().Add(s.cfg.RestartGrace)
 	for time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
 			return false
 		case <-time.After(100 * time.Millisecond):
 		}
-		if state, err := w.rt.Inspect(ctx, container); err == nil && state.Running {
+		if state, err := s.rt.Inspect(ctx, container); err == nil && state.Running {
 			return true
 		}
 	}
@@ -173,34 +207,34 @@ func policy(st schemas.SandboxStatus) schemas.OOMPolicy {
 
 // restartSandbox restarts a running sandbox's container, waits until it
 // answers and tells its executor why, for its next observation.
-func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
-	unlock := w.locks.lock(sandboxKey(id))
+func (s *Service) restartSandbox(ctx context.Context, id, why string) {
+	unlock := s.locks.Lock(locks.Sandbox(id))
 	defer unlock()
-	st, _, err := w.store.Sandbox(ctx, id)
+	st, _, err := s.store.Sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
 		return
 	}
-	w.log.Warn("restarting sandbox", "sandbox", id, "why", why)
+	s.log.Warn("restarting sandbox", "sandbox", id, "why", why)
 	// Published before the restart, so before any new executor serves: a
 	// client whose batch went to the old one learns it is lost, and one
 	// that sees the event cannot have reached the new one
 	// (schemas.EventRestarted).
-	w.publishEvent(schemas.Event{Kind: schemas.EventRestarted, GroupID: st.GroupID, SandboxID: id, Reason: why, Message: "restarted: " + why, Sandbox: &st})
-	rw, err := w.watchReady(id)
+	s.publish(schemas.Event{Kind: schemas.EventRestarted, GroupID: st.GroupID, SandboxID: id, Reason: why, Message: "restarted: " + why, Sandbox: &st})
+	rw, err := s.watchReady(id)
 	if err != nil {
-		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
+		s.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
 		return
 	}
 	defer rw.Close()
-	if err := w.rt.Restart(ctx, st.Container); err != nil {
-		w.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
+	if err := s.rt.Restart(ctx, st.Container); err != nil {
+		s.markFailed(ctx, id, fmt.Sprintf("restart after %s failed: %v", why, err))
 		return
 	}
-	if err := w.waitReady(ctx, st, rw); err != nil {
-		w.markFailed(ctx, id, fmt.Sprintf("restart after %s: %v", why, err))
+	if err := s.waitReady(ctx, st, rw); err != nil {
+		s.markFailed(ctx, id, fmt.Sprintf("restart after %s: %v", why, err))
 		return
 	}
-	st, err = w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+	st, err = s.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		st.Restarts++
 		return nil
 	})
@@ -215,41 +249,41 @@ func (w *Worker) restartSandbox(ctx context.Context, id, why string) {
 	}
 	if data, err := json.Marshal(hit); err == nil {
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err = w.nc.RequestWithContext(rctx, schemas.NoticeSubject(id), data)
+		_, err = s.nc.RequestWithContext(rctx, schemas.NoticeSubject(id), data)
 		cancel()
 		if err != nil {
-			w.log.Warn("tell sandbox of its restart", "sandbox", id, "err", err)
+			s.log.Warn("tell sandbox of its restart", "sandbox", id, "err", err)
 		}
 	}
-	w.publishEvent(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: id, Message: "running again after a restart: " + why, Sandbox: &st})
+	s.publish(schemas.Event{Kind: schemas.EventStarted, GroupID: st.GroupID, SandboxID: id, Message: "running again after a restart: " + why, Sandbox: &st})
 }
 
 // failSandbox stops a sandbox's container and marks it failed.
-func (w *Worker) failSandbox(ctx context.Context, id, reason string) {
-	unlock := w.locks.lock(sandboxKey(id))
+func (s *Service) failSandbox(ctx context.Context, id, reason string) {
+	unlock := s.locks.Lock(locks.Sandbox(id))
 	defer unlock()
-	st, _, err := w.store.Sandbox(ctx, id)
+	st, _, err := s.store.Sandbox(ctx, id)
 	if err != nil || st.State != schemas.StateRunning {
 		return
 	}
-	if err := w.rt.Kill(ctx, st.Container); err != nil {
-		w.log.Warn("stop failed sandbox", "sandbox", id, "err", err)
+	if err := s.rt.Kill(ctx, st.Container); err != nil {
+		s.log.Warn("stop failed sandbox", "sandbox", id, "err", err)
 	}
-	w.markFailed(ctx, id, reason)
+	s.markFailed(ctx, id, reason)
 }
 
 // markFailed records a sandbox as failed and publishes the change.
-func (w *Worker) markFailed(ctx context.Context, id, reason string) {
-	st, err := w.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
+func (s *Service) markFailed(ctx context.Context, id, reason string) {
+	st, err := s.store.UpdateSandbox(ctx, id, func(st *schemas.SandboxStatus) error {
 		st.State, st.Reason = schemas.StateFailed, reason
 		return nil
 	})
 	if err != nil {
-		w.log.Error("mark sandbox failed", "sandbox", id, "err", err)
+		s.log.Error("mark sandbox failed", "sandbox", id, "err", err)
 		return
 	}
-	w.log.Warn("sandbox failed", "sandbox", id, "reason", reason)
-	w.publishEvent(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: reason, Sandbox: &st})
+	s.log.Warn("sandbox failed", "sandbox", id, "reason", reason)
+	s.publish(schemas.Event{Kind: schemas.EventExited, GroupID: st.GroupID, SandboxID: id, Reason: reason, Message: reason, Sandbox: &st})
 }
 
 // eventLanes hands the events of each key to handle in the order they

@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"github.com/sandox/sandox/schemas"
@@ -7,30 +7,26 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
-// SandboxCredsPath is where a sandbox's executor finds its NATS
-// credentials (identity.CredsPath).
-const SandboxCredsPath = identity.CredsPath
+// UID is the uid and gid of images.SandboxUser.
+const UID = 10001
 
-// sandboxUID is the uid and gid of images.SandboxUser.
-const sandboxUID = 10001
-
-// workspaceDir is where a sandbox's workspace volume is mounted.
-const workspaceDir = schemas.DefaultWorkspace
+// Workspace is where a sandbox's workspace volume is mounted.
+const Workspace = schemas.DefaultWorkspace
 
 // containerSpec is how a sandbox runs: unprivileged, every capability
 // dropped, a read-only root file system, a writable workspace volume,
 // /tmp and /dev/shm of bounded size (sandboxTmpfs), its resource limits,
 // and what the executor needs to reach NATS.
 // It never gets the Docker socket or any secret beyond its own.
-func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]string) runtime.ContainerSpec {
+func (s *Service) containerSpec(st *schemas.SandboxStatus, labels map[string]string) runtime.ContainerSpec {
 	r := st.Resources
 	return runtime.ContainerSpec{
 		Name:         runtime.ContainerName(st.ID),
 		Image:        st.Image,
 		Labels:       labels,
 		User:         images.SandboxUser,
-		Env:          w.executorEnv(st).Environ(),
-		Network:      w.cfg.Network,
+		Env:          s.executorEnv(st).Environ(),
+		Network:      s.cfg.Network,
 		NanoCPUs:     r.NanoCPUs,
 		CPUSet:       r.CPUSet,
 		MemoryBytes:  r.MemoryBytes,
@@ -38,32 +34,32 @@ func (w *Worker) containerSpec(st *schemas.SandboxStatus, labels map[string]stri
 		ReadOnlyRoot: true,
 		Hardened:     true,
 		Init:         true,
-		Tmpfs:        w.sandboxTmpfs(),
-		Volumes:      map[string]string{runtime.VolumeName(st.ID): workspaceDir},
+		Tmpfs:        s.sandboxTmpfs(),
+		Volumes:      map[string]string{runtime.VolumeName(st.ID): Workspace},
 	}
 }
 
 // executorEnv is what the sandbox's executor reads from its environment:
 // who it is, where NATS is, the families it serves, its disk limit and the
 // package index of its egress policy.
-func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
+func (s *Service) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 	env := schemas.ExecutorEnv{
 		SandboxID: st.ID,
 		GroupID:   st.GroupID,
-		NATSURL:   w.cfg.SandboxNATSURL,
+		NATSURL:   s.cfg.SandboxNATSURL,
 		Families:  st.Families,
-		Workspace: workspaceDir,
+		Workspace: Workspace,
 		DiskBytes: st.Resources.DiskBytes,
 		Pooled:    st.Pooled,
 		// A pooled executor's budget is the pool's, which is the same.
-		StreamBytes: w.cfg.StreamBudget,
-		Webhooks:    w.cfg.WebhookAllow,
+		StreamBytes: s.cfg.StreamBudget,
+		Webhooks:    s.cfg.WebhookAllow,
 		// The executor tells, after each batch, whether it changed the
 		// workspace: the trigger of automatic checkpoints.
 		WatchWorkspace: st.Checkpoints != nil && st.Checkpoints.Auto,
 	}
-	if w.cfg.CredsDir != "" {
-		env.NATSCreds = SandboxCredsPath
+	if s.cfg.CredsDir != "" {
+		env.NATSCreds = identity.CredsPath
 	}
 	if st.Egress != nil {
 		env.PackageIndex = st.Egress.PackageIndex
@@ -76,10 +72,10 @@ func (w *Worker) executorEnv(st *schemas.SandboxStatus) schemas.ExecutorEnv {
 // sandbox's memory. /dev/mqueue, which the engine would mount writable,
 // is hidden under an empty read-only tmpfs: nothing in a sandbox needs to
 // see POSIX message queues as files. docs/architecture.md lists them.
-func (w *Worker) sandboxTmpfs() map[string]string {
+func (s *Service) sandboxTmpfs() map[string]string {
 	return map[string]string{
-		"/tmp":        "rw,nosuid,nodev,size=" + w.cfg.TmpSize + ",mode=1777",
-		"/dev/shm":    "rw,nosuid,nodev,noexec,size=" + w.cfg.ShmSize + ",mode=1777",
+		"/tmp":        "rw,nosuid,nodev,size=" + s.cfg.TmpSize + ",mode=1777",
+		"/dev/shm":    "rw,nosuid,nodev,noexec,size=" + s.cfg.ShmSize + ",mode=1777",
 		"/dev/mqueue": "ro,nosuid,nodev,noexec,size=4k,mode=0555",
 	}
 }
@@ -87,6 +83,6 @@ func (w *Worker) sandboxTmpfs() map[string]string {
 // withRuntime runs the sandbox under the configured OCI runtime, such as
 // runsc (gVisor) or kata-runtime, for a kernel boundary of its own; "" is
 // the engine's default (runc).
-func (w *Worker) withRuntime(spec *runtime.ContainerSpec) {
-	spec.Runtime = w.cfg.Runtime
+func (s *Service) withRuntime(spec *runtime.ContainerSpec) {
+	spec.Runtime = s.cfg.Runtime
 }

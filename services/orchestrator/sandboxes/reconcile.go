@@ -1,7 +1,8 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 
@@ -26,12 +27,12 @@ type resourceKind struct {
 // resourceKinds lists every kind of resource a worker reconciles at start.
 // A sandbox's record is made before any of them and deleted after all of
 // them are released, so a holder without a record is a leftover.
-func (w *Worker) resourceKinds() []resourceKind {
+func (s *Service) resourceKinds() []resourceKind {
 	return []resourceKind{
-		{name: resContainer, holders: w.containerHolders, release: w.releaseStaleContainer},
-		{name: resIdentity, holders: w.ids.Holders, release: w.ids.Revoke},
-		{name: resDisk, holders: w.diskHolders, release: w.releaseStaleDisk},
-		{name: resLedger, holders: w.ledgerHolders, release: w.ledger.Release},
+		{name: resContainer, holders: s.containerHolders, release: s.releaseStaleContainer},
+		{name: resIdentity, holders: s.ids.Holders, release: s.ids.Revoke},
+		{name: resDisk, holders: s.diskHolders, release: s.releaseStaleDisk},
+		{name: resLedger, holders: s.ledgerHolders, release: s.ledger.Release},
 	}
 }
 
@@ -39,33 +40,33 @@ func (w *Worker) resourceKinds() []resourceKind {
 // no longer exist, so that disks, loop devices and ledger allocations do
 // not leak past a worker that died. A failure is logged and leaves the
 // resource for the next start; reconcile blocks until it is done.
-func (w *Worker) reconcile(ctx context.Context) {
-	for _, k := range w.resourceKinds() {
+func (s *Service) Reconcile(ctx context.Context) {
+	for _, k := range s.resourceKinds() {
 		ids, err := k.holders(ctx)
 		if err != nil {
-			w.log.Warn("list resources to reconcile", "kind", k.name, "err", err)
+			s.log.Warn("list resources to reconcile", "kind", k.name, "err", err)
 			continue
 		}
 		for _, id := range ids {
-			_, _, err := w.store.Sandbox(ctx, id)
-			if err == nil || wireError(err).Code != schemas.CodeNotFound {
+			_, _, err := s.store.Sandbox(ctx, id)
+			if err == nil || !errors.Is(err, schemas.CodeNotFound) {
 				continue
 			}
 			if err := k.release(ctx, id); err != nil {
-				w.log.Warn("release the resource of a sandbox that no longer exists", "kind", k.name, "sandbox", id, "err", err)
+				s.log.Warn("release the resource of a sandbox that no longer exists", "kind", k.name, "sandbox", id, "err", err)
 				continue
 			}
-			w.log.Info("released the resource of a sandbox that no longer exists", "kind", k.name, "sandbox", id)
+			s.log.Info("released the resource of a sandbox that no longer exists", "kind", k.name, "sandbox", id)
 		}
 	}
 }
 
 // diskHolders lists the sandboxes with a disk image.
-func (w *Worker) diskHolders(context.Context) ([]string, error) {
-	if w.disks.pool == nil {
+func (s *Service) diskHolders(context.Context) ([]string, error) {
+	if s.disks.pool == nil {
 		return nil, nil
 	}
-	all, err := w.disks.pool.List()
+	all, err := s.disks.pool.List()
 	if err != nil {
 		return nil, err
 	}
@@ -78,16 +79,16 @@ func (w *Worker) diskHolders(context.Context) ([]string, error) {
 
 // releaseStaleDisk removes the volume that mounts a sandbox's disk, then
 // detaches and deletes the disk.
-func (w *Worker) releaseStaleDisk(ctx context.Context, sandboxID string) error {
-	if err := w.rt.RemoveVolume(ctx, runtime.VolumeName(sandboxID)); err != nil {
+func (s *Service) releaseStaleDisk(ctx context.Context, sandboxID string) error {
+	if err := s.rt.RemoveVolume(ctx, runtime.VolumeName(sandboxID)); err != nil {
 		return err
 	}
-	return w.detachDisk(sandboxID)
+	return s.detachDisk(sandboxID)
 }
 
 // ledgerHolders lists the sandboxes with an allocation in the engine's ledger.
-func (w *Worker) ledgerHolders(ctx context.Context) ([]string, error) {
-	l, err := w.ledger.Read(ctx)
+func (s *Service) ledgerHolders(ctx context.Context) ([]string, error) {
+	l, err := s.ledger.Read(ctx)
 	if err != nil {
 		return nil, err
 	}

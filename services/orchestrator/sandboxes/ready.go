@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -35,14 +35,14 @@ type readyWatch struct {
 // watchReady subscribes to sandbox id's readiness subject and flushes, so
 // that an announcement sent after it returns is not missed. Call it before
 // starting the container.
-func (w *Worker) watchReady(id string) (*readyWatch, error) {
+func (s *Service) watchReady(id string) (*readyWatch, error) {
 	rw := &readyWatch{id: id, ch: make(chan *nats.Msg, 8)}
-	sub, err := w.nc.ChanSubscribe(schemas.ReadySubject(id), rw.ch)
+	sub, err := s.nc.ChanSubscribe(schemas.ReadySubject(id), rw.ch)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: subscribe to its readiness: %w", id, err)
 	}
 	rw.sub = sub
-	if err := w.nc.Flush(); err != nil {
+	if err := s.nc.Flush(); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("sandbox %s: subscribe to its readiness: %w", id, err)
 	}
@@ -53,8 +53,8 @@ func (w *Worker) watchReady(id string) (*readyWatch, error) {
 func (rw *readyWatch) Close() { _ = rw.sub.Unsubscribe() }
 
 // waitReady waits until the sandbox's executor is ready (see awaitReady).
-func (w *Worker) waitReady(ctx context.Context, st schemas.SandboxStatus, rw *readyWatch) error {
-	_, err := w.awaitReady(ctx, st, rw)
+func (s *Service) waitReady(ctx context.Context, st schemas.SandboxStatus, rw *readyWatch) error {
+	_, err := s.awaitReady(ctx, st, rw)
 	return err
 }
 
@@ -63,8 +63,8 @@ func (w *Worker) waitReady(ctx context.Context, st schemas.SandboxStatus, rw *re
 // or ReadyTimeout passes (CodeTimeout). It returns the executor's answer:
 // the tool modules it serves. An answer that is not an ExecutorReady (an
 // executor older than the answer) counts as ready, with no modules.
-func (w *Worker) awaitReady(ctx context.Context, st schemas.SandboxStatus, rw *readyWatch) (schemas.ExecutorReady, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.cfg.ReadyTimeout)
+func (s *Service) awaitReady(ctx context.Context, st schemas.SandboxStatus, rw *readyWatch) (schemas.ExecutorReady, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ReadyTimeout)
 	defer cancel()
 	wait := readyPingFirst
 	timer := time.NewTimer(wait)
@@ -77,17 +77,17 @@ func (w *Worker) awaitReady(ctx context.Context, st schemas.SandboxStatus, rw *r
 			}
 			var ready schemas.ExecutorReady
 			if err := json.Unmarshal(m.Data, &ready); err != nil {
-				w.log.Warn("the executor's ready answer is not an ExecutorReady", "sandbox", st.ID, "err", err)
+				s.log.Warn("the executor's ready answer is not an ExecutorReady", "sandbox", st.ID, "err", err)
 			}
 			return ready, nil
 		case <-timer.C:
 		case <-ctx.Done():
-			return schemas.ExecutorReady{}, schemas.Errorf(schemas.CodeTimeout, "sandbox %s did not answer within %s", st.ID, w.cfg.ReadyTimeout)
+			return schemas.ExecutorReady{}, schemas.Errorf(schemas.CodeTimeout, "sandbox %s did not answer within %s", st.ID, s.cfg.ReadyTimeout)
 		}
-		if err := w.nc.PublishRequest(schemas.PingSubject(st.ID), schemas.ReadySubject(st.ID), nil); err != nil {
-			w.log.Warn("ping sandbox", "sandbox", st.ID, "err", err)
+		if err := s.nc.PublishRequest(schemas.PingSubject(st.ID), schemas.ReadySubject(st.ID), nil); err != nil {
+			s.log.Warn("ping sandbox", "sandbox", st.ID, "err", err)
 		}
-		if err := w.checkAlive(ctx, st); err != nil {
+		if err := s.checkAlive(ctx, st); err != nil {
 			return schemas.ExecutorReady{}, err
 		}
 		wait = min(2*wait, readyPingMax)
@@ -97,16 +97,16 @@ func (w *Worker) awaitReady(ctx context.Context, st schemas.SandboxStatus, rw *r
 
 // checkAlive returns an error with the container's last log lines when it
 // is no longer running.
-func (w *Worker) checkAlive(ctx context.Context, st schemas.SandboxStatus) error {
-	state, err := w.rt.Inspect(ctx, st.Container)
+func (s *Service) checkAlive(ctx context.Context, st schemas.SandboxStatus) error {
+	state, err := s.rt.Inspect(ctx, st.Container)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		if ctx.Err() != nil {
-			return schemas.Errorf(schemas.CodeTimeout, "sandbox %s did not answer within %s", st.ID, w.cfg.ReadyTimeout)
+			return schemas.Errorf(schemas.CodeTimeout, "sandbox %s did not answer within %s", st.ID, s.cfg.ReadyTimeout)
 		}
 		return fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err == nil && !state.Running {
-		logs, _ := w.rt.Logs(context.WithoutCancel(ctx), st.Container, 20)
+		logs, _ := s.rt.Logs(context.WithoutCancel(ctx), st.Container, 20)
 		return schemas.Errorf(schemas.CodeUnavailable, "sandbox %s exited during start (exit code %d, oom killed %t): %s", st.ID, state.ExitCode, state.OOMKilled, logs)
 	}
 	return nil

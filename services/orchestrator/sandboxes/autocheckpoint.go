@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator/checkpoints"
+	"github.com/sandox/sandox/services/orchestrator/locks"
 )
 
 // autoQueue holds the sandboxes waiting for an automatic checkpoint, each
@@ -53,23 +54,23 @@ func (q *autoQueue) take() []string {
 // the host takes the checkpoint.
 func autoCheckpointQueue(host string) string { return "orchestrator-checkpoints-" + host }
 
-// runAutoCheckpoints follows the batch results (sandox.obs.>) and, for each
+// RunAutoCheckpoints follows the batch results (sandox.obs.>) and, for each
 // sandbox of this host whose executor said the batch changed its
 // workspace (BatchResult.WorkspaceChanged, set only in groups with
 // automatic checkpoints), takes an automatic checkpoint and deletes the
 // automatic ones beyond the group's Keep. It returns when ctx is done.
-func (w *Worker) runAutoCheckpoints(ctx context.Context) {
-	if w.checkpoints == nil {
+func (s *Service) RunAutoCheckpoints(ctx context.Context) {
+	if s.checkpoints == nil {
 		return
 	}
 	q := newAutoQueue()
-	sub, err := w.nc.QueueSubscribe(schemas.ObservationSubjectPrefix+">", autoCheckpointQueue(w.hostName), func(m *nats.Msg) {
+	sub, err := s.nc.QueueSubscribe(schemas.ObservationSubjectPrefix+">", autoCheckpointQueue(s.cfg.Host), func(m *nats.Msg) {
 		if id, ok := changedWorkspace(m.Subject, m.Data); ok {
 			q.add(id)
 		}
 	})
 	if err != nil {
-		w.log.Error("automatic checkpoints are off: subscribe to batch results", "err", err)
+		s.log.Error("automatic checkpoints are off: subscribe to batch results", "err", err)
 		return
 	}
 	defer func() { _ = sub.Unsubscribe() }()
@@ -79,7 +80,7 @@ func (w *Worker) runAutoCheckpoints(ctx context.Context) {
 			return
 		case <-q.wake:
 			for _, id := range q.take() {
-				w.autoCheckpoint(ctx, id)
+				s.autoCheckpoint(ctx, id)
 			}
 		}
 	}
@@ -88,15 +89,15 @@ func (w *Worker) runAutoCheckpoints(ctx context.Context) {
 // autoCheckpoint checkpoints sandbox id if it runs on this host and its
 // group asks for automatic checkpoints, then prunes. Failures are logged:
 // nobody waits for an automatic checkpoint.
-func (w *Worker) autoCheckpoint(ctx context.Context, id string) {
-	unlock := w.locks.lock(sandboxKey(id))
+func (s *Service) autoCheckpoint(ctx context.Context, id string) {
+	unlock := s.locks.Lock(locks.Sandbox(id))
 	defer unlock()
-	st, _, err := w.store.Sandbox(ctx, id)
-	if err != nil || st.Host != w.hostName || st.State != schemas.StateRunning || st.Checkpoints == nil || !st.Checkpoints.Auto {
+	st, _, err := s.store.Sandbox(ctx, id)
+	if err != nil || st.Host != s.cfg.Host || st.State != schemas.StateRunning || st.Checkpoints == nil || !st.Checkpoints.Auto {
 		return
 	}
-	log := w.log.With("sandbox", id, "group", st.GroupID)
-	c, err := w.checkpoints.Take(ctx, checkpoints.Sandbox{ID: id, GroupID: st.GroupID, Container: st.Container}, "", true)
+	log := s.log.With("sandbox", id, "group", st.GroupID)
+	c, err := s.checkpoints.Take(ctx, checkpoints.Sandbox{ID: id, GroupID: st.GroupID, Container: st.Container}, "", true)
 	if err != nil {
 		log.Warn("automatic checkpoint", "err", err)
 		return
@@ -106,7 +107,7 @@ func (w *Worker) autoCheckpoint(ctx context.Context, id string) {
 	if keep <= 0 {
 		keep = schemas.DefaultAutoKeep
 	}
-	if err := w.checkpoints.PruneAuto(ctx, id, keep); err != nil {
+	if err := s.checkpoints.PruneAuto(ctx, id, keep); err != nil {
 		log.Warn("prune automatic checkpoints", "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -20,30 +20,30 @@ import (
 //     makes the sandbox again (done is false).
 //   - Anything else (another command's sandbox, another host's half-made
 //     one): the create answers taken.
-func (w *Worker) redeliveredCreate(ctx context.Context, g schemas.GroupStatus, id, cmdID string, taken error) (_ schemas.SandboxStatus, done bool, _ error) {
+func (s *Service) redeliveredCreate(ctx context.Context, g schemas.GroupStatus, id, cmdID string, taken error) (_ schemas.SandboxStatus, done bool, _ error) {
 	if cmdID == "" || !errors.Is(taken, schemas.CodeAlreadyExists) {
 		return schemas.SandboxStatus{}, true, taken
 	}
-	prev, _, err := w.store.Sandbox(ctx, id)
+	prev, _, err := s.store.Sandbox(ctx, id)
 	if err != nil || prev.CreatedBy != cmdID || prev.GroupID != g.ID {
 		return schemas.SandboxStatus{}, true, taken
 	}
 	if prev.Container != "" {
-		w.log.Info("a redelivered create found its sandbox made", "sandbox", id, "command", cmdID)
-		if err := w.store.JoinGroup(ctx, g.ID, id); err != nil {
+		s.log.Info("a redelivered create found its sandbox made", "sandbox", id, "command", cmdID)
+		if err := s.store.JoinGroup(ctx, g.ID, id); err != nil {
 			return schemas.SandboxStatus{}, true, err
 		}
 		return prev, true, nil
 	}
-	if prev.Host != w.hostName {
+	if prev.Host != s.cfg.Host {
 		return schemas.SandboxStatus{}, true, taken
 	}
-	w.log.Warn("a redelivered create found its sandbox half-made: removing it to make it again", "sandbox", id, "command", cmdID)
-	if err := w.removeSandboxResources(ctx, runtime.ContainerName(id), id); err != nil {
+	s.log.Warn("a redelivered create found its sandbox half-made: removing it to make it again", "sandbox", id, "command", cmdID)
+	if err := s.RemoveResources(ctx, runtime.ContainerName(id), id); err != nil {
 		// What the first attempt did not make is not there to remove.
-		w.log.Info("removing a half-made sandbox", "sandbox", id, "err", err)
+		s.log.Info("removing a half-made sandbox", "sandbox", id, "err", err)
 	}
-	if err := w.store.DeleteSandbox(ctx, id); err != nil {
+	if err := s.store.DeleteSandbox(ctx, id); err != nil {
 		return schemas.SandboxStatus{}, true, err
 	}
 	return schemas.SandboxStatus{}, false, nil

@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
-// diskPool is where sandboxes with a disk limit get their /workspace: an
+// DiskPool is where sandboxes with a disk limit get their /workspace: an
 // ext4 image of the limit's size on a loop device, mounted by the engine as
 // a local volume. Writes past the size fail with ENOSPC in that sandbox
 // alone.
-type diskPool struct {
+type DiskPool struct {
 	pool Disks
 	err  error // why disk limits cannot be enforced here, or nil
 }
@@ -29,20 +29,31 @@ type Disks interface {
 
 var _ Disks = (*disks.Pool)(nil)
 
-func newDiskPool(dir string) diskPool {
+// OpenDisks returns the disk pool in dir, or one that says why disk limits
+// cannot be enforced: no dir, or a host without loop devices.
+func OpenDisks(dir string) DiskPool {
 	if dir == "" {
-		return diskPool{err: errors.New("this orchestrator has no disks directory configured")}
+		return NoDisks(errors.New("this orchestrator has no disks directory configured"))
 	}
 	p := &disks.Pool{Dir: dir}
 	if err := p.Check(); err != nil {
-		return diskPool{err: err}
+		return NoDisks(err)
 	}
-	return diskPool{pool: p}
+	return UseDisks(p)
 }
 
+// UseDisks returns the disk pool of d.
+func UseDisks(d Disks) DiskPool { return DiskPool{pool: d} }
+
+// NoDisks returns a disk pool that refuses disk limits because of err.
+func NoDisks(err error) DiskPool { return DiskPool{err: err} }
+
+// Err says why disk limits cannot be enforced, or is nil.
+func (p DiskPool) Err() error { return p.err }
+
 // diskSupport says why a disk limit cannot be enforced, or nil.
-func (w *Worker) diskSupport() error {
-	if err := w.disks.err; err != nil {
+func (s *Service) diskSupport() error {
+	if err := s.disks.err; err != nil {
 		return schemas.Errorf(schemas.CodeUnsupported, "compute.disk: this host cannot enforce a disk limit: %w", err)
 	}
 	return nil
@@ -50,13 +61,13 @@ func (w *Worker) diskSupport() error {
 
 // diskCapacity is the size of the file system holding the disk images,
 // against which a relative disk amount resolves; 0 when unknown.
-func (w *Worker) diskCapacity() int64 {
-	if w.disks.pool == nil {
+func (s *Service) diskCapacity() int64 {
+	if s.disks.pool == nil {
 		return 0
 	}
-	n, err := w.disks.pool.Capacity()
+	n, err := s.disks.pool.Capacity()
 	if err != nil {
-		w.log.Warn("disk capacity unknown", "dir", w.cfg.DisksDir, "err", err)
+		s.log.Warn("disk capacity unknown", "dir", s.cfg.DisksDir, "err", err)
 		return 0
 	}
 	return n
@@ -65,14 +76,14 @@ func (w *Worker) diskCapacity() int64 {
 // attachDisk makes the disk of a sandbox with a disk limit and sets the
 // volume spec that mounts it as its workspace; it does nothing for a
 // sandbox without one.
-func (w *Worker) attachDisk(ctx context.Context, st *schemas.SandboxStatus, vol *runtime.VolumeSpec) error {
+func (s *Service) attachDisk(ctx context.Context, st *schemas.SandboxStatus, vol *runtime.VolumeSpec) error {
 	if st.Resources.DiskBytes == 0 {
 		return nil
 	}
-	if err := w.diskSupport(); err != nil {
+	if err := s.diskSupport(); err != nil {
 		return err
 	}
-	d, err := w.disks.pool.Attach(ctx, st.ID, st.Resources.DiskBytes, sandboxUID, sandboxUID)
+	d, err := s.disks.pool.Attach(ctx, st.ID, st.Resources.DiskBytes, UID, UID)
 	switch {
 	case errors.Is(err, disks.ErrNoSpace):
 		return schemas.Errorf(schemas.CodeResourceExhausted, "compute.disk: %w", err)
@@ -88,9 +99,9 @@ func (w *Worker) attachDisk(ctx context.Context, st *schemas.SandboxStatus, vol 
 
 // detachDisk removes the disk of a sandbox, if it has one. The volume that
 // mounted it must be gone first.
-func (w *Worker) detachDisk(sandboxID string) error {
-	if w.disks.pool == nil {
+func (s *Service) detachDisk(sandboxID string) error {
+	if s.disks.pool == nil {
 		return nil
 	}
-	return w.disks.pool.Detach(sandboxID)
+	return s.disks.pool.Detach(sandboxID)
 }

@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 
 // resolveResources parses a sandbox's compute resources and resolves them
 // against the engine's host, which it returns too.
-func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResources) (schemas.ResolvedResources, resources.Host, error) {
+func (s *Service) resolveResources(ctx context.Context, c schemas.ComputeResources) (schemas.ResolvedResources, resources.Host, error) {
 	req, err := resources.Parse(c)
 	if err != nil {
 		return schemas.ResolvedResources{}, resources.Host{}, err
 	}
-	host, err := w.host(ctx)
+	host, err := s.Host(ctx)
 	if err != nil {
 		return schemas.ResolvedResources{}, resources.Host{}, err
 	}
@@ -27,7 +27,7 @@ func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResource
 		return r, host, err
 	}
 	if r.DiskBytes > 0 {
-		if err := w.diskSupport(); err != nil {
+		if err := s.diskSupport(); err != nil {
 			return r, host, err
 		}
 		if r.DiskBytes < disks.MinSize {
@@ -39,32 +39,32 @@ func (w *Worker) resolveResources(ctx context.Context, c schemas.ComputeResource
 }
 
 // host measures the machine the engine runs sandboxes on.
-func (w *Worker) host(ctx context.Context) (resources.Host, error) {
-	h, err := w.rt.Host(ctx)
+func (s *Service) Host(ctx context.Context) (resources.Host, error) {
+	h, err := s.rt.Host(ctx)
 	if err != nil {
 		return resources.Host{}, err
 	}
-	return resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes, DiskBytes: w.diskCapacity()}, nil
+	return resources.Host{CPUs: h.CPUs, MemoryBytes: h.MemoryBytes, DiskBytes: s.diskCapacity()}, nil
 }
 
-// sandboxStats reads a sandbox's live use against its limits.
-func (w *Worker) sandboxStats(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
-	st, _, err := w.store.Sandbox(ctx, cmd.SandboxID)
+// Stats reads a sandbox's live use against its limits.
+func (s *Service) Stats(ctx context.Context, cmd schemas.Command) (schemas.CommandResult, error) {
+	st, _, err := s.store.Sandbox(ctx, cmd.SandboxID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
-	if err := w.actable(st); err != nil {
+	if err := s.actable(st); err != nil {
 		return schemas.CommandResult{}, err
 	}
 	if st.State != schemas.StateRunning {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeConflict, "sandbox %q is %s, not running", st.ID, st.State)
 	}
-	u, err := w.rt.Stats(ctx, st.Container)
+	u, err := s.rt.Stats(ctx, st.Container)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
 	u.SandboxID, u.Limits = st.ID, st.Resources
-	disk, err := w.diskUsage(ctx, st.ID)
+	disk, err := s.diskUsage(ctx, st.ID)
 	if err != nil {
 		return schemas.CommandResult{}, err
 	}
@@ -73,10 +73,10 @@ func (w *Worker) sandboxStats(ctx context.Context, cmd schemas.Command) (schemas
 }
 
 // diskUsage asks the sandbox's executor how much of its workspace it uses.
-func (w *Worker) diskUsage(ctx context.Context, id string) (int64, error) {
+func (s *Service) diskUsage(ctx context.Context, id string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	m, err := w.nc.RequestWithContext(ctx, schemas.StatsSubject(id), nil)
+	m, err := s.nc.RequestWithContext(ctx, schemas.StatsSubject(id), nil)
 	if err != nil {
 		return 0, schemas.Errorf(schemas.CodeUnavailable, "sandbox %s did not report its disk use: %w", id, err)
 	}

@@ -1,4 +1,4 @@
-package orchestrator
+package sandboxes
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 
 // poolSandboxes makes, removes and hands over the worker's pooled
 // sandboxes for the pool part.
-type poolSandboxes struct{ w *Worker }
+type poolSandboxes struct{ s *Service }
 
 var (
 	_ pool.Maker   = poolSandboxes{}
@@ -32,83 +32,83 @@ var (
 // Fill creates and starts one pooled sandbox made of src and returns its
 // pool id. On failure nothing of it is left.
 func (m poolSandboxes) Fill(ctx context.Context, src pool.Source) (_ string, err error) {
-	w := m.w
+	s := m.s
 	id := pool.NewID()
 	families, err := images.ChooseFamilies(src.Families, nil)
 	if err != nil {
 		return "", err
 	}
-	limits, host, err := w.resolveResources(ctx, src.Compute)
+	limits, host, err := s.resolveResources(ctx, src.Compute)
 	if err != nil {
 		return "", err
 	}
-	egressPolicy, err := w.isolation.Resolve(src.Egress, nil)
+	egressPolicy, err := s.isolation.Resolve(src.Egress, nil)
 	if err != nil {
 		return "", err
 	}
 	st := schemas.SandboxStatus{
 		ID:         id,
 		State:      schemas.StateCreated,
-		Host:       w.hostName, // placement: a pool is its worker's host's
+		Host:       s.cfg.Host, // placement: a pool is its worker's host's
 		Families:   families,
 		Tools:      images.ToolModules(families, src.Tools),
 		Resources:  limits,
 		Egress:     &egressPolicy,
 		Pooled:     true,
 		PoolGroup:  src.Group,
-		PoolWorker: w.cfg.Worker,
+		PoolWorker: s.cfg.Worker,
 	}
-	if _, err := w.store.CreateSandbox(ctx, st); err != nil {
+	if _, err := s.store.CreateSandbox(ctx, st); err != nil {
 		return "", err
 	}
-	undo := w.pooledResources(id, "")
+	undo := s.pooledResources(id, "")
 	defer func() {
 		if err == nil {
 			return
 		}
 		if cerr := undo.Run(ctx); cerr != nil {
-			w.log.Error("a failed pool fill left resources behind", "sandbox", id, "err", cerr)
+			s.log.Error("a failed pool fill left resources behind", "sandbox", id, "err", cerr)
 		}
 	}()
-	if err := w.ledger.Admit(ctx, id, limits, host, src.Overcommit); err != nil {
+	if err := s.ledger.Admit(ctx, id, limits, host, src.Overcommit); err != nil {
 		return "", err
 	}
-	if err := w.ids.MakePoolDir(id); err != nil {
+	if err := s.ids.MakePoolDir(id); err != nil {
 		return "", err
 	}
-	if err := w.createContainer(ctx, &st, src.Tools, undo); err != nil {
+	if err := s.createContainer(ctx, &st, src.Tools, undo); err != nil {
 		return "", err
 	}
-	if err := w.ids.CopyToPool(id, id); err != nil {
+	if err := s.ids.CopyToPool(id, id); err != nil {
 		return "", err
 	}
-	rw, err := w.watchReady(id)
+	rw, err := s.watchReady(id)
 	if err != nil {
 		return "", err
 	}
 	defer rw.Close()
-	if err := w.rt.Start(ctx, st.Container); err != nil {
+	if err := s.rt.Start(ctx, st.Container); err != nil {
 		return "", err
 	}
-	if _, err := w.awaitReady(ctx, st, rw); err != nil {
+	if _, err := s.awaitReady(ctx, st, rw); err != nil {
 		return "", err
 	}
 	st.State = schemas.StateRunning
-	if err := w.store.PutSandbox(ctx, &st); err != nil {
+	if err := s.store.PutSandbox(ctx, &st); err != nil {
 		return "", err
 	}
-	w.log.Debug("pooled sandbox ready", "sandbox", id, "pool", src.Group)
+	s.log.Debug("pooled sandbox ready", "sandbox", id, "pool", src.Group)
 	return id, nil
 }
 
 // Remove removes a pooled sandbox that was never claimed.
 func (m poolSandboxes) Remove(ctx context.Context, poolID string) error {
-	return m.w.pooledResources(poolID, "").Run(ctx)
+	return m.s.pooledResources(poolID, "").Run(ctx)
 }
 
 // Revoke revokes the identity of sandbox id.
 func (m poolSandboxes) Revoke(ctx context.Context, id string) error {
-	return m.w.ids.Revoke(ctx, id)
+	return m.s.ids.Revoke(ctx, id)
 }
 
 // pooledResources is the undo stack of pooled sandbox poolID (whose
@@ -116,19 +116,26 @@ func (m poolSandboxes) Revoke(ctx context.Context, id string) error {
 // allocation, volume, egress proxy, container, identity and credentials
 // directory. A claimed sandbox's own record, identity and allocation are
 // not on it.
-func (w *Worker) pooledResources(poolID, container string) *cleanup.Stack {
+func (s *Service) pooledResources(poolID, container string) *cleanup.Stack {
 	c := &cleanup.Stack{}
-	c.Push(resRecord, func(ctx context.Context) error { return w.store.DeleteSandbox(ctx, poolID) })
-	c.Push(resLedger, func(ctx context.Context) error { return w.ledger.Release(ctx, poolID) })
-	c.Push(resDisk, func(context.Context) error { return w.detachDisk(poolID) })
-	c.Push(resVolume, func(ctx context.Context) error { return w.rt.RemoveVolume(ctx, runtime.VolumeName(poolID)) })
-	c.Push(resEgress, func(context.Context) error { return w.egress.Close(poolID) })
+	c.Push(resRecord, func(ctx context.Context) error { return s.store.DeleteSandbox(ctx, poolID) })
+	c.Push(resLedger, func(ctx context.Context) error { return s.ledger.Release(ctx, poolID) })
+	c.Push(resDisk, func(context.Context) error { return s.detachDisk(poolID) })
+	c.Push(resVolume, func(ctx context.Context) error { return s.rt.RemoveVolume(ctx, runtime.VolumeName(poolID)) })
+	c.Push(resEgress, func(context.Context) error { return s.egress.Close(poolID) })
 	if container == "" {
 		container = runtime.ContainerName(poolID)
 	}
-	c.Push(resContainer, func(ctx context.Context) error { return w.rt.Remove(ctx, container) })
+	c.Push(resContainer, func(ctx context.Context) error { return s.rt.Remove(ctx, container) })
 	c.Push(resIdentity, func(ctx context.Context) error {
-		return errors.Join(w.ids.Revoke(ctx, poolID), w.ids.RemovePoolDir(poolID))
+		return errors.Join(s.ids.Revoke(ctx, poolID), s.ids.RemovePoolDir(poolID))
 	})
 	return c
 }
+
+// PoolMaker is the side of s that makes and removes the pools' sandboxes.
+func (s *Service) PoolMaker() pool.Maker { return poolSandboxes{s} }
+
+// PoolClaimer is the side of s that hands a pooled sandbox over to a
+// claim.
+func (s *Service) PoolClaimer() pool.Claimer { return poolSandboxes{s} }
