@@ -41,13 +41,8 @@ func (h *harness) workerAnswers(worker string) bool {
 
 // containerLabels returns the labels of the container with id.
 func (h *harness) containerLabels(id string) map[string]string {
-	h.rt.mu.Lock()
-	defer h.rt.mu.Unlock()
-	c, err := h.rt.find(id)
-	if err != nil {
-		return nil
-	}
-	return c.spec.Labels
+	spec, _ := h.rt.Spec(id)
+	return spec.Labels
 }
 
 var pooledGroup = schemas.GroupSpec{
@@ -137,7 +132,7 @@ func TestGroupPoolDrainedOnEndGroup(t *testing.T) {
 	h.ok(h.command(schemas.EndGroup, "g1", ""))
 	assert.False(t, h.w.pools.Has("g1"))
 	h.eventually("nothing of the group is left", func() bool {
-		containers, _ := h.rt.counts()
+		containers, _ := h.rt.Counts()
 		return containers == 0
 	})
 	require.Never(t, func() bool { return h.poolCount("g1") > 0 || len(h.pooled()) > 0 }, 3*pool.Tick, 50*time.Millisecond,
@@ -161,7 +156,7 @@ func TestGroupPoolDrainedWhenGroupGone(t *testing.T) {
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
 	require.NoError(t, h.w.store.DeleteGroup(t.Context(), "g1"))
 	h.eventually("the pool of the group that is gone is drained", func() bool {
-		containers, _ := h.rt.counts()
+		containers, _ := h.rt.Counts()
 		return containers == 0 && !h.w.pools.Has("g1") && len(h.ledger()) == 0
 	})
 	h.requireNothingLeft()
@@ -175,7 +170,7 @@ func TestGroupPoolShrinksWhenIdle(t *testing.T) {
 	h.createGroup("g1", spec)
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
 	h.eventually("the idle pool empties", func() bool {
-		containers, _ := h.rt.counts()
+		containers, _ := h.rt.Counts()
 		return h.poolCount("g1") == 0 && containers == 0 && len(h.ledger()) == 0
 	})
 	assert.Empty(t, h.pooled())
@@ -298,7 +293,7 @@ func TestPoolReapOtherHost(t *testing.T) {
 	t.Cleanup(runWorker(t, back))
 	h.eventually("the host's worker runs", func() bool { return h.workerAnswers("other-worker") })
 	h.eventually("the host's worker removes what is left of its pool", func() bool {
-		containers, volumes := h.rt.counts()
+		containers, volumes := h.rt.Counts()
 		return containers == 0 && volumes == 0 && len(h.ledger()) == 0
 	})
 	h.eventually("and the credentials", func() bool {

@@ -48,7 +48,7 @@ func TestReadiness(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
+			h.rt.SetProcess(func(ctx context.Context, spec runtime.ContainerSpec) error {
 				if tc.exit {
 					return fmt.Errorf("no executor here")
 				}
@@ -62,7 +62,7 @@ func TestReadiness(t *testing.T) {
 				}
 				<-ctx.Done()
 				return nil
-			}
+			})
 			h.createGroup("g1", schemas.GroupSpec{})
 			require.Nil(t, h.createSandbox("g1", "sb1", schemas.SandboxSpec{}).Error)
 			start := time.Now()

@@ -45,7 +45,7 @@ func TestRedeliveredCreate(t *testing.T) {
 	require.Len(t, res1.Sandboxes, 1)
 	made := res1.Sandboxes[0]
 	assert.NotEmpty(t, made.Container)
-	containers, _ := h.rt.counts()
+	containers, _ := h.rt.Counts()
 	assert.Equal(t, 1, containers)
 	assert.Len(t, h.ledger(), 1, "one allocation, not two")
 
@@ -54,7 +54,7 @@ func TestRedeliveredCreate(t *testing.T) {
 	res2, err := h.w.groups.CreateSandbox(ctx, cmd, false)
 	require.NoError(t, err)
 	assert.Equal(t, made.Container, res2.Sandboxes[0].Container)
-	containers, _ = h.rt.counts()
+	containers, _ = h.rt.Counts()
 	assert.Equal(t, 1, containers)
 
 	other := h.command(schemas.CreateSandbox, "g1", "sb1")

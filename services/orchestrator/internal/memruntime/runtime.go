@@ -1,4 +1,4 @@
-package orchestrator
+package memruntime
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
-// memRuntime is an in-memory container engine for the unit tests. It
+// Runtime is an in-memory container engine for the unit tests. It
 // behaves as an engine does where the orchestrator can tell: images by tag,
 // containers with states, named volumes that cannot be removed while a
 // container uses them, die and oom events (replayed from since, inclusive, as the
@@ -27,8 +27,8 @@ import (
 // "volume.remove", ...) and the object it is about; an error it returns is
 // what the operation returns, and nothing changes. It is safe for
 // concurrent use.
-type memRuntime struct {
-	process func(ctx context.Context, spec runtime.ContainerSpec) error
+type Runtime struct {
+	process Process
 
 	mu         sync.Mutex
 	fail       func(op, arg string) error
@@ -48,11 +48,12 @@ type memRuntime struct {
 }
 
 type memContainer struct {
-	spec  runtime.ContainerSpec
-	state runtime.ContainerState
-	proc  *memProc
-	logs  string
-	usage schemas.SandboxUsage
+	spec   runtime.ContainerSpec
+	state  runtime.ContainerState
+	proc   *memProc
+	logs   string
+	usage  schemas.SandboxUsage
+	paused bool // by Pause, until Unpause
 }
 
 // memProc is one run of a container's process.
@@ -67,10 +68,10 @@ type memSub struct {
 	errc   chan error
 }
 
-var _ runtime.Runtime = (*memRuntime)(nil)
+var _ runtime.Runtime = (*Runtime)(nil)
 
-func newMemRuntime() *memRuntime {
-	return &memRuntime{
+func New() *Runtime {
+	return &Runtime{
 		host:       runtime.Host{ID: "mem-engine", CPUs: 4, MemoryBytes: 8 << 30},
 		images:     map[string]string{},
 		containers: map[string]*memContainer{},
@@ -79,15 +80,15 @@ func newMemRuntime() *memRuntime {
 	}
 }
 
-// setFail sets (nil clears) the failure hook.
-func (r *memRuntime) setFail(f func(op, arg string) error) {
+// SetFail sets (nil clears) the failure hook.
+func (r *Runtime) SetFail(f func(op, arg string) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.fail = f
 }
 
 // check asks the failure hook; r.mu must be held.
-func (r *memRuntime) check(op, arg string) error {
+func (r *Runtime) check(op, arg string) error {
 	if r.fail == nil {
 		return nil
 	}
@@ -97,8 +98,8 @@ func (r *memRuntime) check(op, arg string) error {
 	return nil
 }
 
-// close stops every process and event stream and waits for them.
-func (r *memRuntime) close() {
+// Close stops every process and event stream and waits for them.
+func (r *Runtime) Close() {
 	r.mu.Lock()
 	var stops []*memProc
 	for _, c := range r.containers {
@@ -119,13 +120,13 @@ func (r *memRuntime) close() {
 	r.procs.Wait()
 }
 
-func (r *memRuntime) addImage(tag, id string) {
+func (r *Runtime) AddImage(tag, id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.images[tag] = id
 }
 
-func (r *memRuntime) ImageID(_ context.Context, ref string) (string, error) {
+func (r *Runtime) ImageID(_ context.Context, ref string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("image", ref); err != nil {
@@ -138,7 +139,7 @@ func (r *memRuntime) ImageID(_ context.Context, ref string) (string, error) {
 	return id, nil
 }
 
-func (r *memRuntime) Build(_ context.Context, spec runtime.ImageBuild, progress io.Writer) error {
+func (r *Runtime) Build(_ context.Context, spec runtime.ImageBuild, progress io.Writer) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("build", spec.Tag); err != nil {
@@ -155,7 +156,7 @@ func (r *memRuntime) Build(_ context.Context, spec runtime.ImageBuild, progress 
 	return nil
 }
 
-func (r *memRuntime) Create(_ context.Context, spec runtime.ContainerSpec) (string, error) {
+func (r *Runtime) Create(_ context.Context, spec runtime.ContainerSpec) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("create", spec.Name); err != nil {
@@ -189,7 +190,7 @@ func (r *memRuntime) Create(_ context.Context, spec runtime.ContainerSpec) (stri
 }
 
 // find returns a container by id or name; r.mu must be held.
-func (r *memRuntime) find(ref string) (*memContainer, error) {
+func (r *Runtime) find(ref string) (*memContainer, error) {
 	if c, ok := r.containers[ref]; ok {
 		return c, nil
 	}
@@ -201,7 +202,7 @@ func (r *memRuntime) find(ref string) (*memContainer, error) {
 	return nil, fmt.Errorf("container %s: %w", ref, runtime.ErrNotFound)
 }
 
-func (r *memRuntime) Start(_ context.Context, id string) error {
+func (r *Runtime) Start(_ context.Context, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("start", id); err != nil {
@@ -218,7 +219,7 @@ func (r *memRuntime) Start(_ context.Context, id string) error {
 	return nil
 }
 
-func (r *memRuntime) Restart(_ context.Context, id string) error {
+func (r *Runtime) Restart(_ context.Context, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("restart", id); err != nil {
@@ -236,7 +237,7 @@ func (r *memRuntime) Restart(_ context.Context, id string) error {
 	return nil
 }
 
-func (r *memRuntime) Kill(_ context.Context, id string) error {
+func (r *Runtime) Kill(_ context.Context, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("kill", id); err != nil {
@@ -253,7 +254,7 @@ func (r *memRuntime) Kill(_ context.Context, id string) error {
 	return nil
 }
 
-func (r *memRuntime) Remove(_ context.Context, id string) error {
+func (r *Runtime) Remove(_ context.Context, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("remove", id); err != nil {
@@ -272,7 +273,7 @@ func (r *memRuntime) Remove(_ context.Context, id string) error {
 	return nil
 }
 
-func (r *memRuntime) Inspect(_ context.Context, id string) (runtime.ContainerState, error) {
+func (r *Runtime) Inspect(_ context.Context, id string) (runtime.ContainerState, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("inspect", id); err != nil {
@@ -285,7 +286,7 @@ func (r *memRuntime) Inspect(_ context.Context, id string) (runtime.ContainerSta
 	return c.state, nil
 }
 
-func (r *memRuntime) List(_ context.Context, labels ...string) ([]runtime.ContainerState, error) {
+func (r *Runtime) List(_ context.Context, labels ...string) ([]runtime.ContainerState, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("list", strings.Join(labels, ",")); err != nil {
@@ -311,7 +312,7 @@ func hasLabels(have map[string]string, want []string) bool {
 	return true
 }
 
-func (r *memRuntime) Logs(_ context.Context, id string, _ int) (string, error) {
+func (r *Runtime) Logs(_ context.Context, id string, _ int) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("logs", id); err != nil {
@@ -324,7 +325,7 @@ func (r *memRuntime) Logs(_ context.Context, id string, _ int) (string, error) {
 	return c.logs, nil
 }
 
-func (r *memRuntime) Stats(_ context.Context, id string) (schemas.SandboxUsage, error) {
+func (r *Runtime) Stats(_ context.Context, id string) (schemas.SandboxUsage, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("stats", id); err != nil {
@@ -339,7 +340,7 @@ func (r *memRuntime) Stats(_ context.Context, id string) (schemas.SandboxUsage, 
 	return u, nil
 }
 
-func (r *memRuntime) CreateVolume(_ context.Context, spec runtime.VolumeSpec) error {
+func (r *Runtime) CreateVolume(_ context.Context, spec runtime.VolumeSpec) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("volume.create", spec.Name); err != nil {
@@ -351,7 +352,7 @@ func (r *memRuntime) CreateVolume(_ context.Context, spec runtime.VolumeSpec) er
 	return nil
 }
 
-func (r *memRuntime) RemoveVolume(_ context.Context, name string) error {
+func (r *Runtime) RemoveVolume(_ context.Context, name string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("volume.remove", name); err != nil {
@@ -367,7 +368,7 @@ func (r *memRuntime) RemoveVolume(_ context.Context, name string) error {
 }
 
 // volumeOnDevice reports whether a volume mounts device.
-func (r *memRuntime) volumeOnDevice(device string) bool {
+func (r *Runtime) volumeOnDevice(device string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, v := range r.volumes {
@@ -378,7 +379,7 @@ func (r *memRuntime) volumeOnDevice(device string) bool {
 	return false
 }
 
-func (r *memRuntime) Host(context.Context) (runtime.Host, error) {
+func (r *Runtime) Host(context.Context) (runtime.Host, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("host", ""); err != nil {
@@ -387,8 +388,8 @@ func (r *memRuntime) Host(context.Context) (runtime.Host, error) {
 	return r.host, nil
 }
 
-// counts returns how many containers and volumes exist.
-func (r *memRuntime) counts() (containers, volumes int) {
+// Counts returns how many containers and volumes exist.
+func (r *Runtime) Counts() (containers, volumes int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.containers), len(r.volumes)

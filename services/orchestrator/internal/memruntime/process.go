@@ -1,4 +1,4 @@
-package orchestrator
+package memruntime
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 )
 
 // startProc runs c's process; r.mu must be held.
-func (r *memRuntime) startProc(c *memContainer) {
+func (r *Runtime) startProc(c *memContainer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &memProc{cancel: cancel, done: make(chan struct{})}
 	c.proc = p
@@ -38,7 +38,7 @@ func (r *memRuntime) startProc(c *memContainer) {
 
 // stopProc kills c's process and waits for it; r.mu must be held, and is
 // released while waiting.
-func (r *memRuntime) stopProc(c *memContainer) {
+func (r *Runtime) stopProc(c *memContainer) {
 	p := c.proc
 	if p == nil {
 		return
@@ -52,15 +52,15 @@ func (r *memRuntime) stopProc(c *memContainer) {
 
 // exited records that c's process ended and emits the die event; r.mu must
 // be held.
-func (r *memRuntime) exited(c *memContainer, code int, oom bool) {
+func (r *Runtime) exited(c *memContainer, code int, oom bool) {
 	c.state.Running, c.state.Status, c.state.ExitCode, c.state.OOMKilled = false, runtime.StatusExited, code, oom
 	r.emit(runtime.Event{Kind: runtime.ContainerDied, ContainerID: c.state.ID, Labels: c.spec.Labels, ExitCode: code})
 }
 
-// oom is the kernel killing a process of container id for memory: an oom
+// OOM is the kernel killing a process of container id for memory: an oom
 // event, and when main is true the container's main process is the one
 // killed, so that it dies too.
-func (r *memRuntime) oom(id string, main bool) {
+func (r *Runtime) OOM(id string, main bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, err := r.find(id)
@@ -74,8 +74,8 @@ func (r *memRuntime) oom(id string, main bool) {
 	}
 }
 
-// exit makes container id's process exit by itself with code.
-func (r *memRuntime) exit(id string, code int, logs string) {
+// Exit makes container id's process exit by itself with code.
+func (r *Runtime) Exit(id string, code int, logs string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, err := r.find(id)

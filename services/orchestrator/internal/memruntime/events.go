@@ -1,4 +1,4 @@
-package orchestrator
+package memruntime
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 )
 
-func (r *memRuntime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan runtime.Event, <-chan error) {
+func (r *Runtime) Events(ctx context.Context, since time.Time, labels ...string) (<-chan runtime.Event, <-chan error) {
 	s := &memSub{labels: labels, ch: make(chan runtime.Event, 1024), errc: make(chan error, 1)}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -29,9 +29,9 @@ func (r *memRuntime) Events(ctx context.Context, since time.Time, labels ...stri
 	return s.ch, s.errc
 }
 
-// breakEvents ends every event stream with err, as a failing engine
+// BreakEvents ends every event stream with err, as a failing engine
 // connection does.
-func (r *memRuntime) breakEvents(err error) {
+func (r *Runtime) BreakEvents(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for s := range r.subs {
@@ -43,7 +43,7 @@ func (r *memRuntime) breakEvents(err error) {
 
 // emit records an event and sends it to every stream that wants it; r.mu
 // must be held.
-func (r *memRuntime) emit(ev runtime.Event) {
+func (r *Runtime) emit(ev runtime.Event) {
 	ev.Time = time.Now()
 	if n := len(r.history); n > 0 && !ev.Time.After(r.history[n-1].Time) {
 		ev.Time = r.history[n-1].Time.Add(time.Nanosecond)

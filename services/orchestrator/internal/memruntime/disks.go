@@ -1,4 +1,4 @@
-package orchestrator
+package memruntime
 
 import (
 	"context"
@@ -8,14 +8,13 @@ import (
 	"sync"
 
 	"github.com/sandox/sandox/internal/disks"
-	"github.com/sandox/sandox/services/orchestrator/sandboxes"
 )
 
-// memDisks is an in-memory disk pool: a disk cannot be detached while a
+// Disks is an in-memory disk pool: a disk cannot be detached while a
 // volume of rt mounts its device, as a loop device cannot. It is safe for
 // concurrent use.
-type memDisks struct {
-	rt       *memRuntime
+type Disks struct {
+	rt       *Runtime
 	capacity int64
 
 	mu    sync.Mutex
@@ -24,19 +23,17 @@ type memDisks struct {
 	next  int
 }
 
-var _ sandboxes.Disks = (*memDisks)(nil)
-
-func newMemDisks(rt *memRuntime) *memDisks {
-	return &memDisks{rt: rt, capacity: 100 << 30, disks: map[string]disks.Disk{}}
+func NewDisks(rt *Runtime) *Disks {
+	return &Disks{rt: rt, capacity: 100 << 30, disks: map[string]disks.Disk{}}
 }
 
-func (d *memDisks) setFail(f func(op, name string) error) {
+func (d *Disks) SetFail(f func(op, name string) error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.fail = f
 }
 
-func (d *memDisks) check(op, name string) error {
+func (d *Disks) check(op, name string) error {
 	if d.fail == nil {
 		return nil
 	}
@@ -46,7 +43,7 @@ func (d *memDisks) check(op, name string) error {
 	return nil
 }
 
-func (d *memDisks) Attach(_ context.Context, name string, size int64, _, _ int) (disks.Disk, error) {
+func (d *Disks) Attach(_ context.Context, name string, size int64, _, _ int) (disks.Disk, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.check("attach", name); err != nil {
@@ -64,7 +61,7 @@ func (d *memDisks) Attach(_ context.Context, name string, size int64, _, _ int) 
 	return disk, nil
 }
 
-func (d *memDisks) Detach(name string) error {
+func (d *Disks) Detach(name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.check("detach", name); err != nil {
@@ -81,7 +78,7 @@ func (d *memDisks) Detach(name string) error {
 	return nil
 }
 
-func (d *memDisks) List() ([]disks.Disk, error) {
+func (d *Disks) List() ([]disks.Disk, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out []disks.Disk
@@ -91,9 +88,9 @@ func (d *memDisks) List() ([]disks.Disk, error) {
 	return out, nil
 }
 
-func (d *memDisks) Capacity() (int64, error) { return d.capacity, nil }
+func (d *Disks) Capacity() (int64, error) { return d.capacity, nil }
 
-func (d *memDisks) count() int {
+func (d *Disks) Count() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.disks)
