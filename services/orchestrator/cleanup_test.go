@@ -5,8 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 var errInjected = errors.New("injected failure")
@@ -35,12 +34,12 @@ func TestCreateFailureLeavesNothing(t *testing.T) {
 		// after each case.
 		inject func(h *harness)
 	}{
-		{name: "host", spec: fullSpec, inject: func(h *harness) { h.rt.setFail(failOn("host", "")) }},
+		{name: "host", spec: fullSpec, inject: func(h *harness) { h.rt.SetFail(failOn("host", "")) }},
 		{name: "admission", spec: schemas.SandboxSpec{Compute: &schemas.ComputeResources{Memory: "64GiB", Disk: "64MiB"}}},
-		{name: "default image", spec: fullSpec, inject: func(h *harness) { h.rt.setFail(failOn("image", h.cfg.SandboxImage)) }},
-		{name: "build", spec: fullSpec, inject: func(h *harness) { h.rt.setFail(failOn("build", "")) }},
-		{name: "disk", spec: fullSpec, inject: func(h *harness) { h.disks.setFail(failOn("attach", "")) }},
-		{name: "volume", spec: fullSpec, inject: func(h *harness) { h.rt.setFail(failOn("volume.create", "")) }},
+		{name: "default image", spec: fullSpec, inject: func(h *harness) { h.rt.SetFail(failOn("image", h.cfg.SandboxImage)) }},
+		{name: "build", spec: fullSpec, inject: func(h *harness) { h.rt.SetFail(failOn("build", "")) }},
+		{name: "disk", spec: fullSpec, inject: func(h *harness) { h.disks.SetFail(failOn("attach", "")) }},
+		{name: "volume", spec: fullSpec, inject: func(h *harness) { h.rt.SetFail(failOn("volume.create", "")) }},
 		{
 			name: "identity", spec: fullSpec,
 			inject: func(h *harness) {
@@ -48,13 +47,13 @@ func TestCreateFailureLeavesNothing(t *testing.T) {
 				require.NoError(h.t, os.Mkdir(filepath.Join(h.cfg.CredsDir, "x.creds"), 0o700))
 			},
 		},
-		{name: "container", spec: fullSpec, inject: func(h *harness) { h.rt.setFail(failOn("create", "")) }},
+		{name: "container", spec: fullSpec, inject: func(h *harness) { h.rt.SetFail(failOn("create", "")) }},
 		{
 			name: "group record", spec: fullSpec,
 			inject: func(h *harness) {
 				// The group goes away while the container is made, so
 				// that adding the sandbox to it fails.
-				h.rt.setFail(func(op, _ string) error {
+				h.rt.SetFail(func(op, _ string) error {
 					if op == "create" {
 						_ = h.w.store.DeleteGroup(context.Background(), "g1")
 					}
@@ -68,15 +67,13 @@ func TestCreateFailureLeavesNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h.createGroup("g1", schemas.GroupSpec{})
 			defer h.ok(h.command(schemas.EndGroup, "g1", ""))
-			h.rt.mu.Lock()
-			h.rt.images = map[string]string{h.cfg.SandboxImage: baseImageID} // build every time
-			h.rt.mu.Unlock()
+			h.rt.SetImages(map[string]string{h.cfg.SandboxImage: baseImageID}) // build every time
 			if tt.inject != nil {
 				tt.inject(h)
 			}
 			res := h.createSandbox("g1", "x", tt.spec)
-			h.rt.setFail(nil)
-			h.disks.setFail(nil)
+			h.rt.SetFail(nil)
+			h.disks.SetFail(nil)
 			require.NotNil(t, res.Error, "create succeeded")
 			h.requireNothingLeft("x")
 
@@ -107,7 +104,7 @@ func failOn(op, arg string) func(string, string) error {
 func TestFailedUndoLeftForReconcile(t *testing.T) {
 	h := newHarness(t)
 	h.createGroup("g1", schemas.GroupSpec{})
-	h.rt.setFail(func(op, _ string) error {
+	h.rt.SetFail(func(op, _ string) error {
 		if op == "create" || op == "volume.remove" {
 			return errInjected
 		}
@@ -115,18 +112,18 @@ func TestFailedUndoLeftForReconcile(t *testing.T) {
 	})
 	res := h.createSandbox("g1", "x", fullSpec)
 	require.NotNil(t, res.Error)
-	_, volumes := h.rt.counts()
+	_, volumes := h.rt.Counts()
 	assert.Equal(t, 1, volumes, "the volume whose removal failed")
-	assert.Equal(t, 1, h.disks.count(), "the disk it keeps busy")
+	assert.Equal(t, 1, h.disks.Count(), "the disk it keeps busy")
 	assert.Empty(t, h.ledger(), "released though an earlier undo failed")
 	_, err := h.sandbox("x")
 	require.Error(t, err, "record deleted though an earlier undo failed")
 
-	h.rt.setFail(nil)
+	h.rt.SetFail(nil)
 	h.restart()
 	h.eventually("reconciled", func() bool {
-		_, volumes := h.rt.counts()
-		return volumes == 0 && h.disks.count() == 0
+		_, volumes := h.rt.Counts()
+		return volumes == 0 && h.disks.Count() == 0
 	})
 	h.requireNothingLeft("x")
 }
@@ -140,7 +137,7 @@ func TestEndTriesEveryStep(t *testing.T) {
 	require.Nil(t, h.createSandbox("g1", "x", fullSpec).Error)
 	h.ok(h.command(schemas.StartSandbox, "g1", "x"))
 
-	h.rt.setFail(failOn("remove", ""))
+	h.rt.SetFail(failOn("remove", ""))
 	res := h.refused(h.command(schemas.EndSandbox, "g1", "x"), schemas.CodeInternal)
 	assert.Contains(t, res.Error.Message, "remove container")
 	assert.Contains(t, res.Error.Message, "remove volume", "tried after the container failed")
@@ -148,7 +145,7 @@ func TestEndTriesEveryStep(t *testing.T) {
 	require.NoError(t, err, "the record stays until its resources are gone")
 	assert.Equal(t, schemas.StateEnding, st.State)
 
-	h.rt.setFail(nil)
+	h.rt.SetFail(nil)
 	h.ok(h.command(schemas.EndSandbox, "g1", "x"))
 	h.requireNothingLeft("x")
 }
@@ -162,16 +159,16 @@ func TestReconcileLedger(t *testing.T) {
 	require.NoError(t, err)
 	host := resources.Host{CPUs: 4, MemoryBytes: 8 << 30}
 	for _, id := range []string{"alive", "ghost1", "ghost2"} {
-		require.NoError(t, h.w.ledger.Admit(ctx, id, schemas.ResolvedResources{MemoryBytes: 1 << 30}, host, 0))
+		require.NoError(t, state.NewEngineLedger(h.w.store, h.rt).Admit(ctx, id, schemas.ResolvedResources{MemoryBytes: 1 << 30}, host, 0))
 	}
 	_, err = h.disks.Attach(ctx, "ghost3", 64<<20, 0, 0)
 	require.NoError(t, err)
 	require.NoError(t, h.w.ids.Mint(ctx, "ghost4"))
 	require.NoError(t, h.w.ids.Mint(ctx, "alive"))
 
-	h.w.reconcile(ctx)
+	h.w.sandboxes.Reconcile(ctx)
 	assert.Equal(t, []string{"alive"}, keys(h.ledger()))
-	assert.Zero(t, h.disks.count())
+	assert.Zero(t, h.disks.Count())
 	creds, err := filepath.Glob(filepath.Join(h.cfg.CredsDir, "*"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{h.w.ids.File("alive")}, creds)
@@ -183,31 +180,4 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-// TestKeyedMutex checks that one key is held by one at a time, different
-// keys do not wait for each other, and entries go when nobody holds them.
-func TestKeyedMutex(t *testing.T) {
-	var (
-		k       keyedMutex
-		wg      sync.WaitGroup
-		holders atomic.Int32
-		most    atomic.Int32
-	)
-	for range 50 {
-		wg.Go(func() {
-			unlock := k.lock("sandbox/a")
-			n := holders.Add(1)
-			if n > most.Load() {
-				most.Store(n)
-			}
-			other := k.lock("sandbox/b") // never waits on sandbox/a
-			other()
-			holders.Add(-1)
-			unlock()
-		})
-	}
-	wg.Wait()
-	assert.Equal(t, int32(1), most.Load(), "holders of one key at once")
-	assert.Zero(t, k.size(), "entries left")
 }

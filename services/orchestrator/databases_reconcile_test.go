@@ -19,7 +19,7 @@ func TestReconcileDatabases(t *testing.T) {
 	ctx := t.Context()
 	err := h.w.store.CreateGroup(ctx, &schemas.GroupStatus{ID: "alive", State: schemas.GroupRunning})
 	require.NoError(t, err)
-	h.rt.addImage("db-image", "sha256:db")
+	h.rt.AddImage("db-image", "sha256:db")
 	run := func(group, system string) string {
 		t.Helper()
 		spec := runtime.ContainerSpec{
@@ -57,7 +57,5 @@ func TestReconcileDatabases(t *testing.T) {
 			}
 		})
 	}
-	h.rt.mu.Lock()
-	defer h.rt.mu.Unlock()
-	assert.Contains(t, h.rt.volumes, groupdb.Name("gone", schemas.DatabaseQdrant)+"-unit", "the data stays")
+	assert.Contains(t, h.rt.Volumes(), groupdb.Name("gone", schemas.DatabaseQdrant)+"-unit", "the data stays")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/jsonschema"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
 // errNoCommandID marks a message that cannot be answered: it has no id a
@@ -38,7 +39,7 @@ func decodeCommand(subject string, hdr nats.Header, data []byte) (cmd schemas.Co
 	_ = json.Unmarshal(fields["sandbox_id"], &cmd.SandboxID)
 
 	if verr := jsonschema.Validate("command", data); verr != nil {
-		return cmd, wireError(verr), nil
+		return cmd, wire.Error(verr), nil
 	}
 	var full schemas.Command
 	if uerr := json.Unmarshal(data, &full); uerr != nil {

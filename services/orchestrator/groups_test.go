@@ -36,7 +36,7 @@ func TestGroupLifecycle(t *testing.T) {
 	}
 	assert.Equal(t, int64(128<<20), res.Sandboxes[1].Resources.MemoryBytes, "the sandbox's own memory wins")
 	assert.NotEmpty(t, res.Sandboxes[1].DiskDevice, "b has a disk")
-	assert.Equal(t, 1, h.disks.count())
+	assert.Equal(t, 1, h.disks.Count())
 
 	again := h.ok(h.command(schemas.StartGroup, "g1", ""))
 	assert.Equal(t, schemas.GroupRunning, again.Group.State, "starting twice is harmless")
@@ -55,19 +55,19 @@ func TestGroupLifecycle(t *testing.T) {
 	h.requireNothingLeft("a", "b", "c", "ghost")
 	h.refused(h.command(schemas.EndGroup, "g1", ""), schemas.CodeNotFound)
 	h.refused(h.command(schemas.StartGroup, "g1", ""), schemas.CodeNotFound)
-	assert.Zero(t, h.w.locks.size(), "lock entries left")
+	assert.Zero(t, h.w.locks.Size(), "lock entries left")
 }
 
 // TestStartGroupPartialFailure checks that one initial sandbox that fails
 // does not stop the others, and the error names it.
 func TestStartGroupPartialFailure(t *testing.T) {
 	h := newHarness(t)
-	h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
+	h.rt.SetProcess(func(ctx context.Context, spec runtime.ContainerSpec) error {
 		if spec.Labels[runtime.LabelSandbox] == "bad" {
 			return errors.New("executor: crashed at start")
 		}
 		return h.executor(ctx, spec)
-	}
+	})
 	h.createGroup("g1", schemas.GroupSpec{Sandboxes: []schemas.SandboxSpec{{ID: "good"}, {ID: "bad"}}})
 	res := h.refused(h.command(schemas.StartGroup, "g1", ""), schemas.CodeUnavailable)
 	assert.Contains(t, res.Error.Message, "bad")

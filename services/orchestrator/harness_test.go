@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,14 +17,15 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sandox/sandox/executor"
-	"github.com/sandox/sandox/executor/limits"
 	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/auth"
 	"github.com/sandox/sandox/services/natsd"
+	"github.com/sandox/sandox/services/orchestrator/internal/memruntime"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
-	"github.com/sandox/sandox/tools"
+	"github.com/sandox/sandox/services/orchestrator/sandboxes"
+	"github.com/sandox/sandox/services/orchestrator/state"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
 // harness is a worker on a real embedded NATS server, with the real auth
@@ -38,14 +38,19 @@ type harness struct {
 	nc      *nats.Conn // a client identity, as the SDK has
 	js      jetstream.JetStream
 	control *nats.Conn // the worker's control-plane identity
-	rt      *memRuntime
-	disks   *memDisks
+	rt      *memruntime.Runtime
+	disks   *memruntime.Disks
 	cfg     Config
 	w       *Worker
 	stop    func()
 	seq     atomic.Int64
 	// authority signs every identity of the harness's server.
 	authority *auth.Authority
+	// noDisks, when set, is why the worker's host cannot enforce disk
+	// limits; otherwise its sandboxes get disks of disks.
+	noDisks error
+	// freezer, when set, pauses and resumes the worker's sandboxes.
+	freezer runtime.Freezer
 }
 
 const baseImageID = "sha256:base"
@@ -74,11 +79,11 @@ func newIdleHarness(t *testing.T, change ...func(*Config)) *harness {
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 
-	h := &harness{t: t, url: ns.ClientURL(), nc: nc, js: js, control: connect(auth.RoleControl), rt: newMemRuntime()}
+	h := &harness{t: t, url: ns.ClientURL(), nc: nc, js: js, control: connect(auth.RoleControl), rt: memruntime.New()}
 	h.authority = authority
-	h.disks = newMemDisks(h.rt)
-	h.rt.process = h.executor
-	t.Cleanup(h.rt.close)
+	h.disks = memruntime.NewDisks(h.rt)
+	h.rt.SetProcess(h.executor)
+	t.Cleanup(h.rt.Close)
 	h.cfg = DefaultConfig()
 	h.cfg.Worker = "unit-worker"
 	h.cfg.DisksDir = ""
@@ -91,7 +96,7 @@ func newIdleHarness(t *testing.T, change ...func(*Config)) *harness {
 	for _, c := range change {
 		c(&h.cfg)
 	}
-	h.rt.addImage(h.cfg.SandboxImage, baseImageID)
+	h.rt.AddImage(h.cfg.SandboxImage, baseImageID)
 	h.w = h.newWorker()
 	return h
 }
@@ -102,9 +107,18 @@ func (h *harness) newWorker() *Worker {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	w, err := NewWorker(h.t.Context(), h.control, runtime.Engine{Runtime: h.rt, Updater: h.rt}, h.cfg, log)
+	disks := h.noDisks
+	if disks == nil {
+		return h.newWorkerWith(sandboxes.UseDisks(h.disks), log)
+	}
+	return h.newWorkerWith(sandboxes.NoDisks(disks), log)
+}
+
+// newWorkerWith makes the worker with the disk pool disks.
+func (h *harness) newWorkerWith(disks sandboxes.DiskPool, log *slog.Logger) *Worker {
+	h.t.Helper()
+	w, err := newWorker(h.t.Context(), h.control, runtime.Engine{Runtime: h.rt, Updater: h.rt, Freezer: h.freezer}, h.cfg, disks, log)
 	require.NoError(h.t, err)
-	w.disks = diskPool{pool: h.disks}
 	return w
 }
 
@@ -137,69 +151,9 @@ func (h *harness) restart() {
 }
 
 // executor is the process of a sandbox container: a real executor.Server
-// for the sandbox named by the container's labels, connected with the
-// credentials bound into the container, with a limits watcher on a
-// workspace of its own, serving until ctx ends.
+// for the sandbox (memruntime.Executor).
 func (h *harness) executor(ctx context.Context, spec runtime.ContainerSpec) error {
-	id := spec.Labels[runtime.LabelSandbox]
-	var creds string
-	for _, b := range spec.Binds {
-		switch b.Target {
-		case SandboxCredsPath:
-			creds = b.Source
-		case filepath.Dir(SandboxCredsPath): // a pooled sandbox's directory
-			creds = filepath.Join(b.Source, filepath.Base(SandboxCredsPath))
-		}
-	}
-	connect := func() (*nats.Conn, error) {
-		var opts []nats.Option
-		if creds != "" {
-			opts = append(opts, nats.UserCredentials(creds))
-		}
-		return nats.Connect(h.url, opts...)
-	}
-	if slices.Contains(spec.Env, schemas.EnvPooled+"=1") {
-		claimed, err := h.awaitClaim(ctx, id, creds, connect)
-		if err != nil {
-			return err
-		}
-		id = claimed
-	}
-	nc, err := connect()
-	if err != nil {
-		return fmt.Errorf("executor of %s: %w", id, err)
-	}
-	defer nc.Close()
-	ws := filepath.Join(h.t.TempDir(), "workspace")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), make([]byte, 4096), 0o644); err != nil {
-		return err
-	}
-	lw, err := limits.New(limits.Config{Workspace: ws, CgroupRoot: h.t.TempDir()})
-	if err != nil {
-		return err
-	}
-	srv := executor.NewServer(nc, tools.NewRegistry(), executor.Config{SandboxID: id, Limits: lw}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return srv.Serve(ctx)
-}
-
-// awaitClaim is a pooled executor's wait for its claim, as
-// sandox-executor's: the claim left beside its credentials, or the one it
-// is sent on its pool identity's connection. It returns the claimed id.
-func (h *harness) awaitClaim(ctx context.Context, poolID, creds string, connect func() (*nats.Conn, error)) (string, error) {
-	c, err := executor.ReadClaim(creds)
-	if err != nil || c.SandboxID != "" {
-		return c.SandboxID, err
-	}
-	nc, err := connect()
-	if err != nil {
-		return "", fmt.Errorf("executor of %s: %w", poolID, err)
-	}
-	defer nc.Close()
-	c, err = executor.AwaitClaim(ctx, nc, poolID, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return c.SandboxID, err
+	return memruntime.Executor(h.t, h.url)(ctx, spec)
 }
 
 // command builds a command of kind on group (and sandbox) with a fresh id.
@@ -273,7 +227,7 @@ func (h *harness) sandbox(id string) (schemas.SandboxStatus, error) {
 // ledger reads the engine's ledger.
 func (h *harness) ledger() map[string]schemas.ResolvedResources {
 	h.t.Helper()
-	l, err := h.w.ledger.Read(h.t.Context())
+	l, err := state.NewEngineLedger(h.w.store, h.rt).Read(h.t.Context())
 	require.NoError(h.t, err)
 	return l.Allocations
 }
@@ -282,10 +236,10 @@ func (h *harness) ledger() map[string]schemas.ResolvedResources {
 // file, ledger allocation or sandbox record is left.
 func (h *harness) requireNothingLeft(sandboxes ...string) {
 	h.t.Helper()
-	containers, volumes := h.rt.counts()
+	containers, volumes := h.rt.Counts()
 	require.Zero(h.t, containers, "containers left")
 	require.Zero(h.t, volumes, "volumes left")
-	require.Zero(h.t, h.disks.count(), "disks left")
+	require.Zero(h.t, h.disks.Count(), "disks left")
 	creds, err := filepath.Glob(filepath.Join(h.cfg.CredsDir, "*"))
 	require.NoError(h.t, err)
 	require.Empty(h.t, creds, "credentials left")
@@ -293,7 +247,7 @@ func (h *harness) requireNothingLeft(sandboxes ...string) {
 	for _, id := range sandboxes {
 		_, err := h.sandbox(id)
 		require.Error(h.t, err, "record of sandbox %s left", id)
-		require.Equal(h.t, schemas.CodeNotFound, wireError(err).Code)
+		require.Equal(h.t, schemas.CodeNotFound, wire.Error(err).Code)
 	}
 }
 

@@ -52,7 +52,8 @@ var _ runtime.Freezer = (*fakeFreezer)(nil)
 func TestPauseResumeLedger(t *testing.T) {
 	h := newIdleHarness(t)
 	freezer := &fakeFreezer{frozen: map[string]bool{}}
-	h.w.freezer = freezer
+	h.freezer = freezer
+	h.w = h.newWorker()
 	h.start()
 	h.createGroup("g", schemas.GroupSpec{Compute: schemas.ComputeResources{CPU: "4", Memory: "256MiB"}})
 	require.Nil(t, h.createSandbox("g", "sb1", schemas.SandboxSpec{}).Error)

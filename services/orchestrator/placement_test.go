@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/internal/memruntime"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
 )
@@ -23,7 +24,7 @@ import (
 // engine id, and the worker that drives it.
 type engine struct {
 	name string
-	rt   *memRuntime
+	rt   *memruntime.Runtime
 	cfg  Config
 	w    *Worker
 	stop func()
@@ -58,23 +59,19 @@ func multiHost(t *testing.T, memA, memB int64, change ...func(*Config)) (*harnes
 	}
 	h := newIdleHarness(t, append([]func(*Config){fast, func(c *Config) { c.Host = "host-a" }}, change...)...)
 	a := &engine{name: "host-a", rt: h.rt, cfg: h.cfg}
-	h.rt.mu.Lock()
-	h.rt.host = runtime.Host{ID: "engine-a", CPUs: 4, MemoryBytes: memA}
-	h.rt.idPrefix = "a"
-	h.rt.mu.Unlock()
+	h.rt.SetHost(runtime.Host{ID: "engine-a", CPUs: 4, MemoryBytes: memA}, "a")
 	a.w = h.w
 
-	b := &engine{name: "host-b", rt: newMemRuntime(), cfg: h.cfg}
-	b.rt.host = runtime.Host{ID: "engine-b", CPUs: 4, MemoryBytes: memB}
-	b.rt.idPrefix = "b"
-	b.rt.process = h.executor
-	b.rt.addImage(h.cfg.SandboxImage, baseImageID)
-	t.Cleanup(b.rt.close)
+	b := &engine{name: "host-b", rt: memruntime.New(), cfg: h.cfg}
+	b.rt.SetHost(runtime.Host{ID: "engine-b", CPUs: 4, MemoryBytes: memB}, "b")
+	b.rt.SetProcess(h.executor)
+	b.rt.AddImage(h.cfg.SandboxImage, baseImageID)
+	t.Cleanup(b.rt.Close)
 	b.cfg.Host, b.cfg.Worker, b.cfg.CredsDir = "host-b", "unit-worker-b", t.TempDir()
 	b.w = h.newWorkerOn(b.rt, b.cfg)
 
 	for _, e := range []*engine{a, b} {
-		e.rt.setFail(func(op, arg string) error {
+		e.rt.SetFail(func(op, arg string) error {
 			e.mu.Lock()
 			e.ops = append(e.ops, op+" "+arg)
 			e.mu.Unlock()
@@ -93,7 +90,7 @@ func multiHost(t *testing.T, memA, memB int64, change ...func(*Config)) (*harnes
 }
 
 // newWorkerOn makes a worker on rt with cfg, on the harness's NATS.
-func (h *harness) newWorkerOn(rt *memRuntime, cfg Config) *Worker {
+func (h *harness) newWorkerOn(rt *memruntime.Runtime, cfg Config) *Worker {
 	h.t.Helper()
 	saved, savedCfg := h.rt, h.cfg
 	h.rt, h.cfg = rt, cfg
@@ -170,8 +167,8 @@ func TestPlacementPolicies(t *testing.T) {
 		})
 	}
 	h.eventually("nothing left on either engine", func() bool {
-		ca, va := a.rt.counts()
-		cb, vb := b.rt.counts()
+		ca, va := a.rt.Counts()
+		cb, vb := b.rt.Counts()
 		return ca+va+cb+vb == 0
 	})
 }
@@ -247,8 +244,8 @@ func TestCommandsRunOnTheOwningHost(t *testing.T) {
 		}
 		assert.Empty(t, other.seen(id, containers[id]), "the other host touched %s", id)
 	}
-	ca, va := a.rt.counts()
-	cb, vb := b.rt.counts()
+	ca, va := a.rt.Counts()
+	cb, vb := b.rt.Counts()
 	assert.Zero(t, ca+va+cb+vb, "containers and volumes left")
 	h.ok(h.command(schemas.EndGroup, "g-own", ""))
 }
@@ -316,8 +313,8 @@ func TestGroupAcrossHosts(t *testing.T) {
 
 	end := h.ok(h.command(schemas.EndGroup, "g-span", ""))
 	assert.Len(t, end.Sandboxes, 5)
-	ca, va := a.rt.counts()
-	cb, vb := b.rt.counts()
+	ca, va := a.rt.Counts()
+	cb, vb := b.rt.Counts()
 	assert.Zero(t, ca+va, "left on host-a")
 	assert.Zero(t, cb+vb, "left on host-b")
 	for id := range hosts {
@@ -390,7 +387,7 @@ func TestHostLost(t *testing.T) {
 	res = h.createSandbox("g-lost", "l-5", schemas.SandboxSpec{})
 	require.Nil(t, res.Error)
 	assert.Equal(t, a.name, res.Sandboxes[0].Host)
-	cb, _ := b.rt.counts()
+	cb, _ := b.rt.Counts()
 	require.Equal(t, 2, cb, "host-b's containers outlive its worker")
 
 	// onB[0] is made again, on host-a: host-b's old container of it must go
@@ -404,7 +401,7 @@ func TestHostLost(t *testing.T) {
 	b.w = h.newWorkerOn(b.rt, b.cfg)
 	b.stop = runWorker(t, b.w)
 	h.eventually("host-b's leftovers removed", func() bool {
-		c, v := b.rt.counts()
+		c, v := b.rt.Counts()
 		return c == 0 && v == 0
 	})
 	rec, err = h.w.store.Host(t.Context(), b.name)
@@ -415,7 +412,7 @@ func TestHostLost(t *testing.T) {
 	assert.Equal(t, schemas.StateLost, st.State, "a lost sandbox stays lost until it is ended")
 	assert.NoError(t, h.ping(onB[0]), "the sandbox made again on host-a still answers")
 	h.ok(h.command(schemas.EndGroup, "g-lost", ""))
-	ca, va := a.rt.counts()
+	ca, va := a.rt.Counts()
 	assert.Zero(t, ca+va, "left on host-a")
 }
 
@@ -499,8 +496,8 @@ func TestHostNameIsASubjectToken(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rt := newMemRuntime()
-			rt.host.ID = tt.engine
+			rt := memruntime.New()
+			rt.SetHost(runtime.Host{ID: tt.engine, CPUs: 4, MemoryBytes: 8 << 30}, "")
 			got, err := hostName(t.Context(), Config{Host: tt.host}, rt)
 			if tt.wantErr {
 				require.Error(t, err)
@@ -521,9 +518,7 @@ func TestAdmissionRaceFallsThrough(t *testing.T) {
 		// One heartbeat, at start: the records keep what they said then.
 		c.HostHeartbeat, c.HostLostAfter = time.Hour, 2*time.Hour
 	})
-	a.rt.mu.Lock()
-	a.rt.host.MemoryBytes = 1 << 30
-	a.rt.mu.Unlock()
+	a.rt.SetHost(runtime.Host{ID: "engine-a", CPUs: 4, MemoryBytes: 1 << 30}, "a")
 	h.createGroup("g-race", schemas.GroupSpec{})
 	spec := schemas.SandboxSpec{ID: "raced", Compute: &schemas.ComputeResources{Memory: "2GiB"}}
 	g, _, err := h.w.store.Group(t.Context(), "g-race")
@@ -535,7 +530,7 @@ func TestAdmissionRaceFallsThrough(t *testing.T) {
 	res := h.createSandbox("g-race", "raced", spec)
 	require.Nil(t, res.Error)
 	assert.Equal(t, b.name, res.Sandboxes[0].Host)
-	ca, va := a.rt.counts()
+	ca, va := a.rt.Counts()
 	assert.Zero(t, ca+va, "host-a's failed create left nothing")
 	assert.Empty(t, h.ledgerOf("mem-engine"), "nor an allocation")
 	h.ok(h.command(schemas.EndGroup, "g-race", ""))
@@ -610,7 +605,7 @@ func TestConcurrentGroupEndsAcrossHosts(t *testing.T) {
 		_, _, err := h.w.store.Group(t.Context(), group)
 		require.Error(t, err, "group %s ended", group)
 	}
-	ca, va := a.rt.counts()
-	cb, vb := b.rt.counts()
+	ca, va := a.rt.Counts()
+	cb, vb := b.rt.Counts()
 	assert.Zero(t, ca+va+cb+vb, "containers and volumes left")
 }

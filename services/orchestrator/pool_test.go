@@ -1,7 +1,6 @@
 package orchestrator
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,32 +15,8 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
-
-// Update sets a container's limits, as docker update does.
-func (r *memRuntime) Update(_ context.Context, id string, l runtime.ResourceLimits) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.check("update", id); err != nil {
-		return err
-	}
-	c, err := r.find(id)
-	if err != nil {
-		return err
-	}
-	if l.NanoCPUs != 0 {
-		c.spec.NanoCPUs = l.NanoCPUs
-	}
-	if l.MemoryBytes != 0 {
-		c.spec.MemoryBytes = l.MemoryBytes
-	}
-	if l.PIDs != 0 {
-		c.spec.PIDs = l.PIDs
-	}
-	return nil
-}
-
-var _ runtime.ResourceUpdater = (*memRuntime)(nil)
 
 // newPoolHarness runs a worker with a warm pool of size and waits until
 // the pool is full.
@@ -113,7 +88,7 @@ func TestPoolClaim(t *testing.T) {
 
 	h.ok(h.command(schemas.EndSandbox, "g1", "sb1"))
 	_, err = h.sandbox(st.PoolID)
-	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "the pool record goes with the sandbox")
+	assert.Equal(t, schemas.CodeNotFound, wire.Error(err).Code, "the pool record goes with the sandbox")
 	_, err = h.rt.Inspect(t.Context(), st.Container)
 	assert.ErrorIs(t, err, runtime.ErrNotFound)
 	h.ok(h.command(schemas.EndGroup, "g1", ""))
@@ -203,9 +178,8 @@ func TestPoolClaimUpdatesResources(t *testing.T) {
 	require.Nil(t, res.Error)
 	st := res.Sandboxes[0]
 	require.True(t, st.FromPool)
-	h.rt.mu.Lock()
-	spec := h.rt.containers[st.Container].spec
-	h.rt.mu.Unlock()
+	spec, ok := h.rt.Spec(st.Container)
+	require.True(t, ok, "container %s", st.Container)
 	assert.Equal(t, int64(512<<20), spec.MemoryBytes)
 	assert.Equal(t, int64(1e9), spec.NanoCPUs)
 	assert.Equal(t, int64(128), spec.PIDs)
@@ -240,7 +214,7 @@ func TestPoolShrinksWhenIdle(t *testing.T) {
 	// first (each fill counts from the pool's last use).
 	h := newPoolHarness(t, 2, func(c *Config) { c.PoolIdle = 2 * time.Second })
 	h.eventually("the idle pool empties", func() bool {
-		containers, _ := h.rt.counts()
+		containers, _ := h.rt.Counts()
 		return h.w.pools.Ready("") == 0 && containers == 0 && len(h.ledger()) == 0
 	})
 	assert.Empty(t, h.pooled())

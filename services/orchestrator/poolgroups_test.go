@@ -12,6 +12,7 @@ import (
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/services/orchestrator/pool"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
 // groupPooled returns the records of the pooled sandboxes of group's
@@ -40,13 +41,8 @@ func (h *harness) workerAnswers(worker string) bool {
 
 // containerLabels returns the labels of the container with id.
 func (h *harness) containerLabels(id string) map[string]string {
-	h.rt.mu.Lock()
-	defer h.rt.mu.Unlock()
-	c, err := h.rt.find(id)
-	if err != nil {
-		return nil
-	}
-	return c.spec.Labels
+	spec, _ := h.rt.Spec(id)
+	return spec.Labels
 }
 
 var pooledGroup = schemas.GroupSpec{
@@ -136,7 +132,7 @@ func TestGroupPoolDrainedOnEndGroup(t *testing.T) {
 	h.ok(h.command(schemas.EndGroup, "g1", ""))
 	assert.False(t, h.w.pools.Has("g1"))
 	h.eventually("nothing of the group is left", func() bool {
-		containers, _ := h.rt.counts()
+		containers, _ := h.rt.Counts()
 		return containers == 0
 	})
 	require.Never(t, func() bool { return h.poolCount("g1") > 0 || len(h.pooled()) > 0 }, 3*pool.Tick, 50*time.Millisecond,
@@ -160,7 +156,7 @@ func TestGroupPoolDrainedWhenGroupGone(t *testing.T) {
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
 	require.NoError(t, h.w.store.DeleteGroup(t.Context(), "g1"))
 	h.eventually("the pool of the group that is gone is drained", func() bool {
-		containers, _ := h.rt.counts()
+		containers, _ := h.rt.Counts()
 		return containers == 0 && !h.w.pools.Has("g1") && len(h.ledger()) == 0
 	})
 	h.requireNothingLeft()
@@ -174,7 +170,7 @@ func TestGroupPoolShrinksWhenIdle(t *testing.T) {
 	h.createGroup("g1", spec)
 	h.eventually("the group's pool fills", func() bool { return h.poolCount("g1") == 2 })
 	h.eventually("the idle pool empties", func() bool {
-		containers, _ := h.rt.counts()
+		containers, _ := h.rt.Counts()
 		return h.poolCount("g1") == 0 && containers == 0 && len(h.ledger()) == 0
 	})
 	assert.Empty(t, h.pooled())
@@ -212,9 +208,9 @@ func TestPoolReapsDeadWorkers(t *testing.T) {
 	// Every worker is made before any runs (NewWorker updates the streams).
 	dead, own := h.namedWorker("dead-worker", 0), h.namedWorker("unit-worker", 0)
 	live := h.namedWorker("live-worker", 1)
-	deadID, err := poolSandboxes{dead}.Fill(ctx, pool.Source{})
+	deadID, err := dead.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
-	ownID, err := poolSandboxes{own}.Fill(ctx, pool.Source{})
+	ownID, err := own.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 
 	t.Cleanup(runWorker(t, live))
@@ -225,7 +221,7 @@ func TestPoolReapsDeadWorkers(t *testing.T) {
 	for _, id := range []string{deadID, ownID} {
 		h.eventually("the pooled sandbox "+id+" is reaped", func() bool {
 			_, err := h.sandbox(id)
-			return err != nil && wireError(err).Code == schemas.CodeNotFound
+			return err != nil && wire.Error(err).Code == schemas.CodeNotFound
 		})
 		_, err := h.rt.Inspect(ctx, runtime.ContainerName(id))
 		assert.ErrorIs(t, err, runtime.ErrNotFound)
@@ -243,14 +239,14 @@ func TestPoolReap(t *testing.T) {
 	h := newIdleHarness(t)
 	ctx := t.Context()
 	dead := h.namedWorker("dead-worker", 0)
-	deadID, err := poolSandboxes{dead}.Fill(ctx, pool.Source{})
+	deadID, err := dead.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
-	ownID, err := poolSandboxes{h.w}.Fill(ctx, pool.Source{})
+	ownID, err := h.w.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 
 	h.w.pools.Reap(ctx, false)
 	_, err = h.sandbox(deadID)
-	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "a dead worker's pooled sandbox is reaped")
+	assert.Equal(t, schemas.CodeNotFound, wire.Error(err).Code, "a dead worker's pooled sandbox is reaped")
 	_, err = h.sandbox(ownID)
 	require.NoError(t, err, "a running worker keeps its own")
 
@@ -282,7 +278,7 @@ func TestPoolReapOtherHost(t *testing.T) {
 		return h.newWorker()
 	}
 	gone, back := onOther(), onOther()
-	id, err := poolSandboxes{gone}.Fill(ctx, pool.Source{})
+	id, err := gone.sandboxes.PoolMaker().Fill(ctx, pool.Source{})
 	require.NoError(t, err)
 	p, err := h.sandbox(id)
 	require.NoError(t, err)
@@ -290,14 +286,14 @@ func TestPoolReapOtherHost(t *testing.T) {
 
 	h.w.pools.Reap(ctx, false)
 	_, err = h.sandbox(id)
-	assert.Equal(t, schemas.CodeNotFound, wireError(err).Code, "the record is released")
+	assert.Equal(t, schemas.CodeNotFound, wire.Error(err).Code, "the record is released")
 	_, err = h.rt.Inspect(ctx, p.Container)
 	require.NoError(t, err, "the container is the other host's to remove")
 
 	t.Cleanup(runWorker(t, back))
 	h.eventually("the host's worker runs", func() bool { return h.workerAnswers("other-worker") })
 	h.eventually("the host's worker removes what is left of its pool", func() bool {
-		containers, volumes := h.rt.counts()
+		containers, volumes := h.rt.Counts()
 		return containers == 0 && volumes == 0 && len(h.ledger()) == 0
 	})
 	h.eventually("and the credentials", func() bool {

@@ -34,7 +34,7 @@ func TestOneDieHandledOnce(t *testing.T) {
 		id := fmt.Sprintf("die-%d", i)
 		st := h.runningSandbox(id, schemas.OnOOMContinue)
 		events := h.events(id)
-		h.rt.oom(st.Container, true)
+		h.rt.OOM(st.Container, true)
 		h.nextEvent(events, func(ev schemas.Event) bool { return ev.Kind == schemas.EventStarted })
 		// A second restart would follow within the ready timeout.
 		time.Sleep(300 * time.Millisecond)
@@ -77,7 +77,7 @@ func TestStartRacingEnd(t *testing.T) {
 		require.Error(t, err, "record of %s written back after its end", id)
 	}
 	h.eventually("nothing left", func() bool {
-		containers, volumes := h.rt.counts()
+		containers, volumes := h.rt.Counts()
 		return containers == 0 && volumes == 0
 	})
 	h.requireNothingLeft(ids...)

@@ -41,14 +41,14 @@ func TestReadiness(t *testing.T) {
 		wantTools []string
 		maxTook   time.Duration
 	}{
-		{"announced", announce, false, schemas.StateRunning, []string{"announced_tools"}, readyPingFirst},
+		{"announced", announce, false, schemas.StateRunning, []string{"announced_tools"}, 20 * time.Millisecond}, // the first ping (package sandboxes)
 		{"ping only", ping, false, schemas.StateRunning, []string{"pinged_tools"}, time.Second},
 		{"exits", nil, true, schemas.StateFailed, nil, time.Second},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
+			h.rt.SetProcess(func(ctx context.Context, spec runtime.ContainerSpec) error {
 				if tc.exit {
 					return fmt.Errorf("no executor here")
 				}
@@ -62,7 +62,7 @@ func TestReadiness(t *testing.T) {
 				}
 				<-ctx.Done()
 				return nil
-			}
+			})
 			h.createGroup("g1", schemas.GroupSpec{})
 			require.Nil(t, h.createSandbox("g1", "sb1", schemas.SandboxSpec{}).Error)
 			start := time.Now()

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/schemas/resources"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // TestRedeliveredCreate plays a create whose worker died: first half-way
@@ -26,29 +28,33 @@ func TestRedeliveredCreate(t *testing.T) {
 	half := schemas.SandboxStatus{ID: "sb1", GroupID: "g1", State: schemas.StateCreated, Host: h.w.hostName, CreatedBy: cmd.ID}
 	_, err := h.w.store.CreateSandbox(ctx, half)
 	require.NoError(t, err)
-	limits, host, err := h.w.resolveResources(ctx, schemas.ComputeResources{})
+	host, err := h.w.sandboxes.Host(ctx)
 	require.NoError(t, err)
-	require.NoError(t, h.w.ledger.Admit(ctx, "sb1", limits, host, 1))
+	req, err := resources.Parse(schemas.ComputeResources{})
+	require.NoError(t, err)
+	limits, err := resources.Resolve(req, host)
+	require.NoError(t, err)
+	require.NoError(t, state.NewEngineLedger(h.w.store, h.rt).Admit(ctx, "sb1", limits, host, 1))
 
 	start := h.command(schemas.StartSandbox, "g1", "sb1")
 	res := h.refused(start, schemas.CodeConflict)
 	assert.Contains(t, res.Error.Message, "its create did not finish")
 
-	res1, err := h.w.createSandbox(ctx, cmd, false)
+	res1, err := h.w.groups.CreateSandbox(ctx, cmd, false)
 	require.NoError(t, err, "the redelivered create finishes")
 	require.Len(t, res1.Sandboxes, 1)
 	made := res1.Sandboxes[0]
 	assert.NotEmpty(t, made.Container)
-	containers, _ := h.rt.counts()
+	containers, _ := h.rt.Counts()
 	assert.Equal(t, 1, containers)
 	assert.Len(t, h.ledger(), 1, "one allocation, not two")
 
 	// Made, but the answer was lost: delivered again, it answers with the
 	// sandbox and makes nothing more.
-	res2, err := h.w.createSandbox(ctx, cmd, false)
+	res2, err := h.w.groups.CreateSandbox(ctx, cmd, false)
 	require.NoError(t, err)
 	assert.Equal(t, made.Container, res2.Sandboxes[0].Container)
-	containers, _ = h.rt.counts()
+	containers, _ = h.rt.Counts()
 	assert.Equal(t, 1, containers)
 
 	other := h.command(schemas.CreateSandbox, "g1", "sb1")

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
 // requestTimeout bounds the answer to one request on a sandox.req subject.
@@ -76,7 +77,7 @@ func (w *Worker) answer(ctx context.Context, m *nats.Msg, handle func(context.Co
 	id := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
 	var reply schemas.StatusReply
 	if err := schemas.ValidateID("sandbox or group", id); err != nil {
-		reply.Error = wireError(err)
+		reply.Error = wire.Error(err)
 	} else {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
 		reply = handle(rctx, id)
@@ -97,7 +98,7 @@ func (w *Worker) answer(ctx context.Context, m *nats.Msg, handle func(context.Co
 func (w *Worker) sandboxStatusReply(ctx context.Context, id string) schemas.StatusReply {
 	st, _, err := w.store.Sandbox(ctx, id)
 	if err != nil {
-		return schemas.StatusReply{Error: wireError(err)}
+		return schemas.StatusReply{Error: wire.Error(err)}
 	}
 	return schemas.StatusReply{Sandbox: &st}
 }
@@ -108,16 +109,16 @@ func (w *Worker) sandboxStatusReply(ctx context.Context, id string) schemas.Stat
 func (w *Worker) groupStatusReply(ctx context.Context, id string) schemas.StatusReply {
 	g, _, err := w.store.Group(ctx, id)
 	if err != nil {
-		return schemas.StatusReply{Error: wireError(err)}
+		return schemas.StatusReply{Error: wire.Error(err)}
 	}
 	reply := schemas.StatusReply{Group: &g}
 	for _, sb := range g.Sandboxes {
 		st, _, err := w.store.Sandbox(ctx, sb)
 		if err != nil {
-			if wireError(err).Code == schemas.CodeNotFound {
+			if wire.Error(err).Code == schemas.CodeNotFound {
 				continue
 			}
-			return schemas.StatusReply{Error: wireError(err)}
+			return schemas.StatusReply{Error: wire.Error(err)}
 		}
 		reply.Sandboxes = append(reply.Sandboxes, st)
 		if g.Hosts == nil {
@@ -135,14 +136,14 @@ func (w *Worker) groupStatusReply(ctx context.Context, id string) schemas.Status
 // sandboxStatsReply answers SandboxStatsSubject with a live reading of the
 // sandbox's use against its limits.
 func (w *Worker) sandboxStatsReply(ctx context.Context, id string) schemas.StatusReply {
-	if st, _, err := w.store.Sandbox(ctx, id); err == nil && !w.ownedHere(st.Host) && st.State != schemas.StateLost && w.hostLive(ctx, st.Host) {
+	if st, _, err := w.store.Sandbox(ctx, id); err == nil && !w.hosts.Here(st.Host) && st.State != schemas.StateLost && w.hosts.Live(ctx, st.Host) {
 		m, err := w.nc.RequestWithContext(ctx, schemas.HostStatsSubject(st.Host, id), nil)
 		if err != nil {
 			return schemas.StatusReply{Error: schemas.Errorf(schemas.CodeUnavailable, "sandbox %s: host %s did not answer: %v", id, st.Host, err)}
 		}
 		var reply schemas.StatusReply
 		if err := json.Unmarshal(m.Data, &reply); err != nil {
-			return schemas.StatusReply{Error: wireError(fmt.Errorf("sandbox %s: stats from host %s: %w", id, st.Host, err))}
+			return schemas.StatusReply{Error: wire.Error(fmt.Errorf("sandbox %s: stats from host %s: %w", id, st.Host, err))}
 		}
 		return reply
 	}
@@ -151,9 +152,9 @@ func (w *Worker) sandboxStatsReply(ctx context.Context, id string) schemas.Statu
 
 // localStatsReply answers a stats request for a sandbox of this host.
 func (w *Worker) localStatsReply(ctx context.Context, id string) schemas.StatusReply {
-	res, err := w.sandboxStats(ctx, schemas.Command{SandboxID: id})
+	res, err := w.sandboxes.Stats(ctx, schemas.Command{SandboxID: id})
 	if err != nil {
-		return schemas.StatusReply{Error: wireError(err)}
+		return schemas.StatusReply{Error: wire.Error(err)}
 	}
 	reply := schemas.StatusReply{Stats: res.Stats}
 	if len(res.Sandboxes) == 1 {

@@ -7,22 +7,12 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
-// busUnavailable reports whether err says that JetStream did not answer: no
-// responders (a stream or bucket without a leader, while a cluster elects
-// one after a node died) or a request that timed out. A command that fails
-// so is refused with CodeUnavailable, which a client may send again, not
-// CodeInternal.
-func busUnavailable(err error) bool {
-	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
-		errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrConnectionClosed)
-}
-
 // clusterNotReady reports whether err, from a JetStream request made while
-// ctx was live, says that the cluster could not answer yet: busUnavailable,
+// ctx was live, says that the cluster could not answer yet: wire.BusUnavailable,
 // a request that ran out of its own time (the jetstream package gives each
 // one 5 s), or JetStream's "system temporarily unavailable" (10008). Not
 // "JetStream not enabled" (also a 503), which waiting does not mend.
@@ -31,7 +21,7 @@ func clusterNotReady(ctx context.Context, err error) bool {
 		return false
 	}
 	var apiErr *jetstream.APIError
-	return busUnavailable(err) || errors.Is(err, context.DeadlineExceeded) ||
+	return wire.BusUnavailable(err) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.As(err, &apiErr) && apiErr.ErrorCode == jsErrCodeClusterNotAvailable
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
 
 // TestWireErrorOfAnUnansweringBus checks that a command failing because
@@ -29,7 +30,7 @@ func TestWireErrorOfAnUnansweringBus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, wireError(tt.err).Code)
+			assert.Equal(t, tt.want, wire.Error(tt.err).Code)
 		})
 	}
 }

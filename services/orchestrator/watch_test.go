@@ -64,7 +64,7 @@ func TestOOMPolicies(t *testing.T) {
 			id := "oom" + string(rune('a'+i))
 			st := h.runningSandbox(id, tt.policy)
 			events := h.events(id)
-			h.rt.oom(st.Container, tt.main)
+			h.rt.OOM(st.Container, tt.main)
 
 			ev := h.nextEvent(events, tt.event)
 			assert.Equal(t, id, ev.SandboxID)
@@ -93,7 +93,7 @@ func TestSandboxExitsByItself(t *testing.T) {
 	h := newHarness(t)
 	st := h.runningSandbox("sb1", "")
 	events := h.events("sb1")
-	h.rt.exit(st.Container, 2, "panic: something broke")
+	h.rt.Exit(st.Container, 2, "panic: something broke")
 	ev := h.nextEvent(events, func(ev schemas.Event) bool { return ev.Kind == schemas.EventExited })
 	assert.Contains(t, ev.Message, "exit code 2")
 	assert.Contains(t, ev.Message, "something broke")
@@ -116,17 +116,15 @@ func TestOOMSeenTwiceCountsOnce(t *testing.T) {
 	st := h.runningSandbox("sb1", schemas.OnOOMContinue)
 	events := h.events("sb1")
 
-	h.rt.oom(st.Container, false)
+	h.rt.OOM(st.Container, false)
 	h.nextEvent(events, func(ev schemas.Event) bool { return ev.Kind == schemas.EventOOMKilled })
 	// The stream breaks; both watchers reopen it from the last event seen,
 	// the OOM kill, which the engine sends again.
-	h.rt.breakEvents(errors.New("connection reset"))
+	h.rt.BreakEvents(errors.New("connection reset"))
 	h.eventually("watchers back", func() bool {
-		h.rt.mu.Lock()
-		defer h.rt.mu.Unlock()
-		return len(h.rt.subs) == 2
+		return h.rt.Subscribers() == 2
 	})
-	h.rt.oom(st.Container, false)
+	h.rt.OOM(st.Container, false)
 	ev := h.nextEvent(events, func(ev schemas.Event) bool { return ev.Kind == schemas.EventOOMKilled })
 	assert.Contains(t, ev.Message, "OOM kill 2")
 
@@ -146,22 +144,20 @@ func TestEventsOfOneSandboxDoNotWaitForAnother(t *testing.T) {
 	quick := h.runningSandbox("quick", schemas.OnOOMContinue)
 
 	// From now on, a started executor of "slow" never announces itself.
-	h.rt.mu.Lock()
-	executor := h.rt.process
-	h.rt.process = func(ctx context.Context, spec runtime.ContainerSpec) error {
+	executor := h.rt.Process()
+	h.rt.SetProcess(func(ctx context.Context, spec runtime.ContainerSpec) error {
 		if slices.Contains(spec.Env, schemas.EnvSandboxID+"=slow") {
 			<-ctx.Done()
 			return nil
 		}
 		return executor(ctx, spec)
-	}
-	h.rt.mu.Unlock()
+	})
 
 	slowEvents := h.events("slow")
-	h.rt.oom(slow.Container, false)
+	h.rt.OOM(slow.Container, false)
 	h.nextEvent(slowEvents, func(ev schemas.Event) bool { return ev.Kind == schemas.EventRestarted })
 
-	h.rt.oom(quick.Container, false)
+	h.rt.OOM(quick.Container, false)
 	h.eventually("the other sandbox's OOM kill recorded", func() bool {
 		st, err := h.sandbox("quick")
 		return err == nil && st.OOMKills == 1
@@ -184,7 +180,7 @@ func TestDieOfAnotherWorkersRestart(t *testing.T) {
 	h := newHarness(t)
 	st := h.runningSandbox("restarted", schemas.OnOOMContinue)
 	events := h.events("restarted")
-	h.rt.exit(st.Container, 137, "")
+	h.rt.Exit(st.Container, 137, "")
 	time.Sleep(300 * time.Millisecond)
 	require.NoError(t, h.rt.Start(t.Context(), st.Container))
 	time.Sleep(h.cfg.RestartGrace + time.Second)
@@ -195,7 +191,7 @@ func TestDieOfAnotherWorkersRestart(t *testing.T) {
 		assert.NotContains(t, string(m.Data), `"kind":"exited"`, "no exited event")
 	}
 
-	h.rt.exit(st.Container, 1, "boom")
+	h.rt.Exit(st.Container, 1, "boom")
 	h.eventually("a die with no start after it fails the sandbox", func() bool {
 		got, err := h.sandbox("restarted")
 		return err == nil && got.State == schemas.StateFailed

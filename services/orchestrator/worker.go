@@ -13,132 +13,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/internal/egress"
 	"github.com/sandox/sandox/schemas"
-	"github.com/sandox/sandox/services/auth"
-	"github.com/sandox/sandox/services/orchestrator/checkpoints"
-	"github.com/sandox/sandox/services/orchestrator/egressnet"
-	"github.com/sandox/sandox/services/orchestrator/groupdb"
-	"github.com/sandox/sandox/services/orchestrator/identity"
 	"github.com/sandox/sandox/services/orchestrator/images"
-	"github.com/sandox/sandox/services/orchestrator/lifetime"
-	"github.com/sandox/sandox/services/orchestrator/placement"
-	"github.com/sandox/sandox/services/orchestrator/pool"
-	"github.com/sandox/sandox/services/orchestrator/runtime"
-	"github.com/sandox/sandox/services/orchestrator/state"
+	"github.com/sandox/sandox/services/orchestrator/routing"
+	"github.com/sandox/sandox/services/orchestrator/wire"
 )
-
-// Worker consumes lifecycle commands and carries them out.
-type Worker struct {
-	cfg Config
-	nc  *nats.Conn
-	js  jetstream.JetStream
-	rt  runtime.Runtime
-	// updater changes a running container's limits; nil serves claims
-	// only with a pool's own resources.
-	updater runtime.ResourceUpdater
-	// imageStore lists and removes images for collection; nil never
-	// collects.
-	imageStore runtime.ImageStore
-	// freezer pauses and resumes sandboxes (pause.go); nil refuses them.
-	freezer runtime.Freezer
-	// builder finds and builds sandbox images.
-	builder *images.Builder
-	store   *state.Store
-	log     *slog.Logger
-	// account is the worker's own NATS account, which must have issued
-	// the callers it records as verified (see callerOf).
-	account string
-	locks   keyedMutex
-	disks   diskPool
-	// egress runs the allowlist proxies of this worker's sandboxes.
-	egress egress.Proxies
-	// pools hold this worker's warm sandboxes.
-	pools *pool.Pools
-	// isolation puts each sandbox on the network its egress policy
-	// allows.
-	isolation *egressnet.Isolation
-	// hostName is the worker's host (Config.Host, or its engine's id):
-	// its sandboxes are placed there and only its workers act on them.
-	hostName string
-	// lifetimes ends the sandboxes and groups whose lifetime is over.
-	lifetimes *lifetime.Sweeper
-	// hosts heartbeats the worker's host and marks silent hosts lost.
-	hosts *placement.Hosts
-	// placer chooses the host of each new sandbox.
-	placer *placement.Placer
-	// databases runs the groups' database containers.
-	databases *groupdb.Databases
-	// ids mints and revokes the sandboxes' NATS identities.
-	ids *identity.Identities
-	// ledger is the engine's ledger, against which sandboxes are
-	// admitted.
-	ledger *state.EngineLedger
-	// checkpoints saves and restores workspaces (checkpoint.go); nil
-	// when the engine cannot copy files out of containers.
-	checkpoints *checkpoints.Service
-}
-
-// NewWorker sets up the streams and buckets and returns a worker that
-// drives engine e. It does not consume until Run.
-func NewWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config, log *slog.Logger) (*Worker, error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, err
-	}
-	if err := waitForBus(ctx, cfg.BusWait, log, "streams and buckets", func(ctx context.Context) error {
-		return state.SetupWith(ctx, js, cfg.Events, state.Replicas(nc, cfg.Replicas))
-	}); err != nil {
-		return nil, err
-	}
-	var st *state.Store
-	if err := waitForBus(ctx, cfg.BusWait, log, "buckets", func(ctx context.Context) (err error) {
-		st, err = state.OpenStore(ctx, js)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	host, err := hostName(ctx, cfg, e.Runtime)
-	if err != nil {
-		return nil, err
-	}
-	w := &Worker{cfg: cfg, nc: nc, js: js, rt: e.Runtime, updater: e.Updater, imageStore: e.ImageStore, freezer: e.Freezer, builder: images.NewBuilder(e.Runtime, cfg.SandboxImage), store: st, log: log.With("worker", cfg.Worker, "host", host), disks: newDiskPool(cfg.DisksDir), account: auth.AccountOf(ctx, nc), hostName: host, ledger: state.NewEngineLedger(st, e.Runtime),
-		ids: identity.New(nc, cfg.CredsDir, cfg.NATSSocket != "", sandboxUID)}
-	w.egress.Dir, w.egress.Log = cfg.EgressDir, w.log
-	// A new sandbox is placed on a host heard from within three
-	// heartbeats, so that a host that has just died gets no creates while
-	// it waits to be marked lost (HostLostAfter).
-	w.placer = placement.New(st, host, min(3*cfg.HostHeartbeat, cfg.HostLostAfter))
-	w.lifetimes = lifetime.New(st, js, w.publishEvent, cfg.LifetimeInterval, w.log)
-	w.hosts = placement.NewHosts(placement.HostsConfig{Worker: cfg.Worker, Host: host, Heartbeat: cfg.HostHeartbeat, LostAfter: cfg.HostLostAfter},
-		st, e.Runtime, w.host, hostLoss{w}, w.log)
-	w.databases = groupdb.New(groupdb.Config{
-		Network: cfg.DatabaseNetwork, System: cfg.System, Host: host,
-		Neo4jImage: cfg.Neo4jImage, QdrantImage: cfg.QdrantImage, QdrantDataDir: cfg.QdrantDataDir,
-		Neo4jPasswordFile: cfg.Neo4jPasswordFile, ReadyTimeout: cfg.DatabaseReadyTimeout, PopulateTimeout: cfg.PopulateTimeout,
-	}, e.Runtime, e.Databases, st, nc, w.log)
-	// Without a NATS socket there are no egress policies, so no bridges
-	// of open egress to spread sandboxes over.
-	var shards *egressnet.Shards
-	if cfg.NATSSocket != "" {
-		shards, err = egressnet.NewShards(e.Egress, egressnet.Options{Network: cfg.EgressNetwork, Capacity: cfg.EgressShardCapacity, Pool: cfg.EgressAddressPool, System: cfg.System})
-		if err != nil {
-			return nil, err
-		}
-	}
-	w.isolation = egressnet.NewIsolation(cfg.NATSSocket, cfg.EgressNetwork, shards, &w.egress, w.log)
-	w.pools = pool.New(pool.Config{
-		Worker: cfg.Worker, Host: host, Size: cfg.PoolSize, Compute: cfg.PoolCompute, Idle: cfg.PoolIdle,
-		CanUpdate: e.Updater != nil, CredsDir: cfg.CredsDir,
-	}, pool.Parts{Maker: poolSandboxes{w}, Claimer: poolSandboxes{w}, Measure: w.host, Egress: w.isolation}, st, nc, w.log)
-	if w.checkpoints, err = newCheckpoints(ctx, w, e.Archiver); err != nil {
-		return nil, err
-	}
-	if err := w.disks.err; err != nil {
-		w.log.Warn("disk limits are off", "err", err)
-	}
-	return w, nil
-}
 
 // Run reconciles what sandboxes that no longer exist left behind, then
 // consumes commands until ctx is done, handling up to cfg.Concurrency at
@@ -160,7 +39,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err := w.hosts.Heartbeat(ctx); err != nil {
 		w.log.Warn("host heartbeat", "err", err)
 	}
-	w.reconcile(ctx)
+	w.sandboxes.Reconcile(ctx)
 	iters := make([]jetstream.MessagesContext, 0, 2)
 	defer func() {
 		for _, it := range iters {
@@ -174,12 +53,12 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		iters = append(iters, it)
 	}
-	w.reconcile(ctx)
+	w.sandboxes.Reconcile(ctx)
 	w.databases.Reconcile(ctx)
-	w.markLost(ctx)
-	w.cleanLost(ctx)
+	w.sandboxes.MarkMissing(ctx)
+	w.sandboxes.CleanLost(ctx)
 	w.pools.Reap(ctx, true)
-	w.removeForeign(ctx)
+	w.sandboxes.RemoveForeign(ctx)
 	stopRequests, err := w.serveRequests(ctx)
 	if err != nil {
 		return stoppedOr(ctx, err)
@@ -197,13 +76,13 @@ func (w *Worker) Run(ctx context.Context) error {
 		stop()
 		bg.Wait()
 	}()
-	bg.Go(func() { w.watch(stopped) })
+	bg.Go(func() { w.watcher.Run(stopped) })
 	bg.Go(func() { w.lifetimes.Run(stopped) })
 	bg.Go(func() { images.CollectEvery(stopped, w.imageStore, w.cfg.ImageGC, w.log) })
 	bg.Go(func() { w.hosts.Run(stopped) })
 	bg.Go(func() { w.pools.Run(stopped) })
 	bg.Go(func() { w.relayWebhooks(stopped) })
-	bg.Go(func() { w.runAutoCheckpoints(stopped) })
+	bg.Go(func() { w.sandboxes.RunAutoCheckpoints(stopped) })
 	bg.Go(func() {
 		<-stopped.Done()
 		for _, it := range iters {
@@ -295,7 +174,7 @@ func (w *Worker) consume(ctx context.Context, it jetstream.MessagesContext) erro
 // host must run (route) is forwarded to that host instead, after the
 // dedupe; one forwarded here (the host's consumer) runs here.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
-	subject, forwarded := clientSubject(msg.Subject())
+	subject, forwarded := routing.ClientSubject(msg.Subject())
 	hdr := msg.Headers()
 	if forwarded {
 		// The copy's Nats-Msg-Id is the forward's, not the command's.
@@ -319,11 +198,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 
 	if refusal == nil && !forwarded {
-		host, err := w.route(ctx, cmd)
+		host, err := w.router.Route(ctx, cmd)
 		if err != nil {
-			refusal = wireError(err)
+			refusal = wire.Error(err)
 		} else if host != "" && host != w.hostName {
-			w.forward(ctx, msg, cmd, host)
+			w.router.Forward(ctx, msg, cmd, host)
 			return
 		}
 	}
@@ -342,7 +221,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	stop()
 	if refusal == nil && cmd.Kind == schemas.CreateSandbox && res.Error != nil && res.Error.Code == schemas.CodeResourceExhausted &&
-		w.retryElsewhere(ctx, msg, hdr, cmd) {
+		w.router.RetryElsewhere(ctx, msg, hdr, cmd) {
 		return
 	}
 	res.CommandID, res.Kind, res.Worker = cmd.ID, cmd.Kind, w.cfg.Worker
@@ -376,32 +255,32 @@ func (w *Worker) execute(ctx context.Context, cmd schemas.Command, hostPart bool
 	var err error
 	switch cmd.Kind {
 	case schemas.CreateGroup:
-		res, err = w.createGroup(ctx, cmd)
+		res, err = w.groups.CreateGroup(ctx, cmd)
 	case schemas.StartGroup:
-		res, err = w.startGroup(ctx, cmd)
+		res, err = w.groups.StartGroup(ctx, cmd)
 	case schemas.EndGroup:
 		if hostPart {
-			res, err = w.endGroupPart(ctx, cmd)
+			res, err = w.groups.EndGroupPart(ctx, cmd)
 		} else {
-			res, err = w.endGroup(ctx, cmd)
+			res, err = w.groups.EndGroup(ctx, cmd)
 		}
 	case schemas.CreateSandbox:
-		res, err = w.createSandbox(ctx, cmd, hostPart)
+		res, err = w.groups.CreateSandbox(ctx, cmd, hostPart)
 	case schemas.StartSandbox:
-		res, err = w.startSandbox(ctx, cmd)
+		res, err = w.sandboxes.StartSandbox(ctx, cmd)
 	case schemas.EndSandbox:
-		res, err = w.endSandbox(ctx, cmd)
+		res, err = w.sandboxes.EndSandbox(ctx, cmd)
 	case schemas.SandboxStats:
-		res, err = w.sandboxStats(ctx, cmd)
+		res, err = w.sandboxes.Stats(ctx, cmd)
 	case schemas.PauseSandbox, schemas.ResumeSandbox:
-		res, err = w.pauseOrResume(ctx, cmd)
+		res, err = w.sandboxes.PauseOrResume(ctx, cmd)
 	case schemas.TakeCheckpoint, schemas.ListCheckpoints, schemas.DiffCheckpoints, schemas.RollbackSandbox:
-		res, err = w.checkpointCommand(ctx, cmd)
+		res, err = w.sandboxes.Checkpoint(ctx, cmd)
 	default:
 		err = schemas.Errorf(schemas.CodeBadRequest, "unknown command kind %q", cmd.Kind)
 	}
 	if err != nil {
-		res.Error = wireError(err)
+		res.Error = wire.Error(err)
 	}
 	return res
 }
@@ -466,73 +345,6 @@ func keepAlive(msg jetstream.Msg, interval time.Duration) func() {
 	}()
 	return func() { close(done); wg.Wait() }
 }
-
-func wireError(err error) *schemas.Error {
-	var we *schemas.Error
-	if errors.As(err, &we) {
-		return we
-	}
-	if busUnavailable(err) {
-		return schemas.Errorf(schemas.CodeUnavailable, "NATS did not answer (a node or a stream's leader changing?): %w", err)
-	}
-	return schemas.Errorf(schemas.CodeInternal, "%w", err)
-}
-
-// keyedMutex serializes the commands on one group or sandbox within a
-// worker (workers among themselves rely on compare-and-set in the store).
-// An entry lives only while someone holds or waits for its key.
-//
-// Lock order: a group's key ("group/<id>") before the key of one of its
-// sandboxes ("sandbox/<id>"), never the other way round, and at most one
-// sandbox key at a time. Group commands (create_sandbox, start_group,
-// end_group) hold the group key and take each sandbox's key in turn;
-// sandbox commands and the event watcher take only the sandbox key. A
-// command forwarded to this host takes no group key: a group command holds
-// its key while it waits for its parts on other hosts, and must never wait
-// for a group key held by one waiting for it.
-type keyedMutex struct {
-	mu    sync.Mutex
-	locks map[string]*keyedLock
-}
-
-type keyedLock struct {
-	sync.Mutex
-	refs int // holders and waiters, guarded by keyedMutex.mu
-}
-
-// lock blocks until it holds key and returns the func that releases it.
-func (k *keyedMutex) lock(key string) (unlock func()) {
-	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = make(map[string]*keyedLock)
-	}
-	l, ok := k.locks[key]
-	if !ok {
-		l = &keyedLock{}
-		k.locks[key] = l
-	}
-	l.refs++
-	k.mu.Unlock()
-	l.Lock()
-	return func() {
-		l.Unlock()
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		if l.refs--; l.refs == 0 {
-			delete(k.locks, key)
-		}
-	}
-}
-
-// size is the number of keys held or waited for.
-func (k *keyedMutex) size() int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return len(k.locks)
-}
-
-func groupKey(id string) string   { return "group/" + id }
-func sandboxKey(id string) string { return "sandbox/" + id }
 
 // stoppedOr is nil when ctx is done (the error is the stop's doing) and err
 // otherwise.

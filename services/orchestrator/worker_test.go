@@ -38,10 +38,10 @@ func TestRedeliveredCommandAnsweredAgain(t *testing.T) {
 
 	require.Nil(t, again.Error, "the redelivery is answered with the first result, not already_exists")
 	assert.Equal(t, first.Sandboxes[0].Container, again.Sandboxes[0].Container)
-	containers, volumes := h.rt.counts()
+	containers, volumes := h.rt.Counts()
 	assert.Equal(t, 1, containers)
 	assert.Equal(t, 1, volumes)
-	assert.Equal(t, 1, h.rt.builds)
+	assert.Equal(t, 1, h.rt.Builds())
 }
 
 // TestBadCommands checks that a message that is not a command is dropped
