@@ -33,7 +33,7 @@ const (
 
 // All makes the images that which selects, skipping any that is current.
 // Independent work runs at once: while the base image is made (a pull, or
-// debootstrap), the Go binaries compile and the Neo4j jars, the Qdrant
+// mmdebstrap), the Go binaries compile and the Neo4j jars, the Qdrant
 // wheels and uv download; each image then builds as soon as its parts and
 // the base are ready, beside the others. Each build's progress lines carry
 // its name. It blocks until every build ended and returns the first error.

@@ -1,7 +1,7 @@
 // Package build makes sandox's images from local parts, so that a machine
 // with no container registry can run sandox: the Debian base image
 // (scripts/base-image.sh: pulled where a registry answers, else made with
-// debootstrap), the default sandbox image (sandbox.Dockerfile: the executor
+// mmdebstrap), the default sandbox image (sandbox.Dockerfile: the executor
 // built on this machine, uv from its PyPI wheel) and the control-plane
 // image (control.Dockerfile: NATS, the orchestrator, the search service and
 // the data service).

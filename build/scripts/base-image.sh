@@ -3,8 +3,12 @@
 # (default name sandox/base:bookworm). It is idempotent and tries, in order:
 #   1. the image is already present: nothing to do;
 #   2. pull the official debian:bookworm-slim and tag it (a machine with a registry);
-#   3. build it from the distribution's packages with debootstrap, using the
+#   3. build it from the distribution's packages with mmdebstrap, using the
 #      mirror this machine's apt is configured with (a machine with no registry).
+#      mmdebstrap downloads with apt, in parallel, and unpacks in one dpkg
+#      run: about 35 s here where debootstrap took about 115 s, for the same
+#      133 packages (its merged-usr hook installs usr-is-merged, as
+#      debootstrap does, rather than usrmerge and Perl).
 set -euo pipefail
 
 image=${SANDOX_BASE_IMAGE:-sandox/base:bookworm}
@@ -21,7 +25,7 @@ if [ "${SANDOX_SKIP_PULL:-}" != 1 ] && timeout 60 docker pull -q debian:bookworm
   log "$image tagged from the pulled debian:bookworm-slim"
   exit 0
 fi
-log "no registry answered; building $image with debootstrap"
+log "no registry answered; building $image with mmdebstrap"
 
 mirror=${SANDOX_DEBIAN_MIRROR:-}
 if [ -z "$mirror" ]; then
@@ -34,20 +38,21 @@ if [ -z "$mirror" ]; then
   exit 1
 fi
 
-if ! command -v debootstrap >/dev/null 2>&1; then
-  log "installing debootstrap"
+if ! command -v mmdebstrap >/dev/null 2>&1; then
+  log "installing mmdebstrap"
   . "$(dirname "$0")/apt.sh"
-  apt_install debootstrap
+  apt_install mmdebstrap
 fi
 
-root=$(mktemp -d /tmp/sandox-rootfs.XXXXXX)
-trap 'rm -rf "$root"' EXIT
-log "debootstrap $suite from $mirror (about a minute)"
-debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates,procps \
-  "$suite" "$root" "$mirror" >/tmp/sandox-debootstrap.log 2>&1 || {
-  tail -20 /tmp/sandox-debootstrap.log >&2
+tarball=$(mktemp /tmp/sandox-rootfs.XXXXXX.tar)
+trap 'rm -f "$tarball"' EXIT
+log "mmdebstrap $suite from $mirror (about 35 s)"
+# The default cleanup leaves no package lists or .debs in the tree.
+mmdebstrap --variant=minbase --include=python3,python3-venv,ca-certificates,procps \
+  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+  "$suite" "$tarball" "$mirror" >/tmp/sandox-mmdebstrap.log 2>&1 || {
+  tail -20 /tmp/sandox-mmdebstrap.log >&2
   exit 1
 }
-rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-tar -C "$root" -c . | docker import - "$image" >/dev/null
+docker import - "$image" <"$tarball" >/dev/null
 log "$image imported ($(docker image inspect -f '{{.Size}}' "$image") bytes)"

@@ -50,7 +50,7 @@ bash build/scripts/engine2.sh
 #   sandbox image, the pinned qdrant-edge wheels, build/wheels.go);
 # - the data service's tests run Neo4j Community on the host's JDK, and the
 #   integration tests build sandox/neo4j from the same jars (Maven, a JDK);
-# - a base image made without a registry needs debootstrap;
+# - a base image made without a registry needs mmdebstrap;
 # - compose.yaml is run as written (integration/deploy TestCompose) under
 #   Debian's Docker Compose 1.29, which speaks to the 20.10 engine.
 missing=()
@@ -58,7 +58,7 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-liberation)
 python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 { command -v mvn && command -v javac; } >/dev/null 2>&1 || missing+=(maven openjdk-17-jdk-headless)
-command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+command -v mmdebstrap >/dev/null 2>&1 || missing+=(mmdebstrap)
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test: installing ${missing[*]}" >&2

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# Much of preparing a machine waits on the network (apt, debootstrap, the
+# Much of preparing a machine waits on the network (apt, mmdebstrap, the
 # Neo4j jars, PyPI); compiling waits on the CPU. So lint.sh (gofmt, and go
 # vet, which compiles every package) and the race build of every package
 # (which go test then takes from Go's build cache) run in the background

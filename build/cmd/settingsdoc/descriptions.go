@@ -123,8 +123,8 @@ var envDocs = map[string]envDoc{
 	"AppData":         {"client", "On Windows, the Python SDK's configuration directory is under it."},
 
 	"SANDOX_BASE_IMAGE":        {"scripts", "Name of the base image (`base-image.sh`; the Go builder passes `sandox/base:bookworm`)."},
-	"SANDOX_SKIP_PULL":         {"scripts", "`1`: do not try `docker pull` for the base image; go straight to debootstrap."},
-	"SANDOX_DEBIAN_MIRROR":     {"scripts", "Debian mirror for debootstrap, instead of the one in the apt sources."},
+	"SANDOX_SKIP_PULL":         {"scripts", "`1`: do not try `docker pull` for the base image; go straight to mmdebstrap."},
+	"SANDOX_DEBIAN_MIRROR":     {"scripts", "Debian mirror for mmdebstrap, instead of the one in the apt sources."},
 	"SANDOX_DOCKERD_LOG":       {"scripts", "Where a `dockerd` started by `engine.sh` logs."},
 	"SANDOX_BENCH_VENV":        {"scripts", "Virtual environment with llm-sandbox for `bench.sh`'s peer run."},
 	"SANDOX_DOCKER2_HOST":      {"scripts", "Socket of the second Docker engine that `engine2.sh` starts, and that the multi-host tests use."},
