@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -24,11 +23,10 @@ import (
 )
 
 // hooks is an HTTP server that records the posts it gets and fails the
-// first failFirst of them with status.
+// first failFirst of them with 503.
 type hooks struct {
 	srv       *httptest.Server
 	failFirst int32
-	status    int
 	calls     atomic.Int32
 	mu        sync.Mutex
 	got       []schemas.JobExit
@@ -36,21 +34,10 @@ type hooks struct {
 }
 
 func newHooks(t *testing.T, failFirst int32) *hooks {
-	t.Helper()
-	return startHooks(t, &hooks{failFirst: failFirst, status: http.StatusServiceUnavailable})
-}
-
-// newFailingHooks is an HTTP server that answers every post with status.
-func newFailingHooks(t *testing.T, status int) *hooks {
-	t.Helper()
-	return startHooks(t, &hooks{failFirst: math.MaxInt32, status: status})
-}
-
-func startHooks(t *testing.T, h *hooks) *hooks {
-	t.Helper()
+	h := &hooks{failFirst: failFirst}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.calls.Add(1) <= h.failFirst {
-			w.WriteHeader(h.status)
+			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
 		body, _ := io.ReadAll(r.Body)

@@ -95,7 +95,7 @@ class RecordHandle(Generic[InfoT]):
         await check_started(self.sandbox, self._stream, self._subject(self.sandbox.id, self.id, "start"), f"{self._what} {self.id}")
 
     async def _follow(self, kind: str, after: int) -> JetStreamContext.PushSubscription:
-        """Follows the records of kind ("*" for all) after stream sequence
+        """Follows the records of kind (">" for all) after stream sequence
         after (follow)."""
-        subject = self._subject(self.sandbox.id, self.id, ">" if kind == "*" else kind)
+        subject = self._subject(self.sandbox.id, self.id, kind)
         return await follow(self.sandbox, self._stream, subject, after, f"{self._what} {self.id}")

@@ -130,7 +130,7 @@ class Job(RecordHandle[JobInfo]):
         writes. A chunk repeated by the sandbox is dropped by its offset.
         A job that never started raises NotFoundError."""
         await self._check_exists()
-        sub = await self._follow("*", after)
+        sub = await self._follow(">", after)
         seen: dict[str, int] = {}
         try:
             while True:

@@ -143,7 +143,7 @@ class Watch(RecordHandle[WatchInfo]):
         An event repeated by the sandbox is dropped by its number. A watch
         that never started raises NotFoundError."""
         await self._check_exists()
-        sub = await self._follow("*", after)
+        sub = await self._follow(">", after)
         seen = 0
         try:
             while True:
