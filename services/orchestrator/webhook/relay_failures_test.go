@@ -97,7 +97,7 @@ func TestRelayGivesUp(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 			cfg := testConfig(srv.URL, "ftp://127.0.0.1/", "http://127.0.0.1:1/")
-			cfg.MaxElapsed = 1500 * time.Millisecond
+			cfg.MaxElapsed = 3 * time.Second // room for a second request on a loaded machine
 			cfg.Client = &http.Client{Timeout: 200 * time.Millisecond}
 			runRelay(t, js, cfg)
 
