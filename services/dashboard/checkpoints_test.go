@@ -1,12 +1,9 @@
 package dashboard
 
 import (
-	"net/http"
-	"regexp"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sandox/sandox/schemas"
@@ -19,14 +16,7 @@ import (
 // sandbox's page: its two checkpoints oldest first, with name, how they
 // were taken, files and bytes, and not the other sandbox's.
 func TestSandboxCheckpoints(t *testing.T) {
-	s := startSystem(t, Options{})
-	seed(t, s)
-	t.Run("no checkpoint store yet", func(t *testing.T) {
-		code, body := s.get(t, "/sandboxes/sb-1")
-		require.Equal(t, http.StatusOK, code)
-		assert.Contains(t, body, "No checkpoints.")
-	})
-
+	s := startSandboxPage(t, "No checkpoints.")
 	_, err := checkpoints.OpenStore(t.Context(), s.js, checkpoints.StoreConfig{})
 	require.NoError(t, err)
 	at := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
@@ -38,23 +28,8 @@ func TestSandboxCheckpoints(t *testing.T) {
 	record(schemas.Checkpoint{ID: "ck-1", SandboxID: "sb-1", GroupID: "research", CreatedAt: at, Auto: true, Files: 7, Bytes: 2048, NewBytes: 2048})
 	record(schemas.Checkpoint{ID: "ck-9", SandboxID: "sb-2", GroupID: "research", CreatedAt: at, Files: 1, Bytes: 1})
 
-	code, body := s.get(t, "/sandboxes/sb-1")
-	require.Equal(t, http.StatusOK, code)
-	rows := regexp.MustCompile(`<tr data-checkpoint="([^"]+)">(.*?)</tr>`).FindAllStringSubmatch(body, -1)
-	require.Len(t, rows, 2, "the sandbox's checkpoints, not the other's")
-	tests := []struct {
-		id   string
-		want []string
-	}{
+	s.checkRows(t, "checkpoint", []pageRow{ // oldest first
 		{"ck-1", []string{`<td class="taken">automatic</td>`, `<td class="files">7</td>`, `<td class="bytes">2.0 KiB</td>`}},
 		{"ck-2", []string{`<td class="name">before-refactor</td>`, `<td class="taken">asked</td>`, `<td class="files">12</td>`, `<td class="bytes">3.0 MiB</td>`}},
-	}
-	for i, tt := range tests {
-		t.Run(tt.id, func(t *testing.T) {
-			assert.Equal(t, tt.id, rows[i][1], "oldest first")
-			for _, w := range tt.want {
-				assert.Contains(t, rows[i][2], w)
-			}
-		})
-	}
+	})
 }

@@ -61,30 +61,53 @@ func (h *hooks) posts() []schemas.JobExit {
 	return append([]schemas.JobExit(nil), h.got...)
 }
 
+// startBus starts a NATS server with sandox's streams and returns its
+// JetStream.
+func startBus(t *testing.T) jetstream.JetStream {
+	t.Helper()
+	js := natstest.JetStream(t, natstest.Connect(t, natstest.Start(t)))
+	require.NoError(t, state.Setup(t.Context(), js))
+	return js
+}
+
 // recordJob publishes a job's start (naming webhook) and exit records as
 // an executor would.
 func recordJob(t *testing.T, js jetstream.JetStream, sandbox, job, webhook string, code int) {
 	t.Helper()
-	for kind, v := range map[string]any{
-		schemas.JobStartKind: schemas.JobInfo{JobID: job, SandboxID: sandbox, Command: "true", Webhook: webhook, Running: true},
-	} {
-		data, _ := json.Marshal(v)
-		_, err := js.Publish(t.Context(), schemas.JobSubject(sandbox, job, kind), data)
-		require.NoError(t, err)
-	}
-	data, _ := json.Marshal(schemas.JobExit{JobID: job, SandboxID: sandbox, ExitCode: code})
-	_, err := js.Publish(t.Context(), schemas.JobSubject(sandbox, job, schemas.JobExitKind), data)
+	publish(t, js, schemas.JobSubject(sandbox, job, schemas.JobStartKind),
+		schemas.JobInfo{JobID: job, SandboxID: sandbox, Command: "true", Webhook: webhook, Running: true})
+	publish(t, js, schemas.JobSubject(sandbox, job, schemas.JobExitKind), schemas.JobExit{JobID: job, SandboxID: sandbox, ExitCode: code})
+}
+
+// publish publishes v as JSON on subject.
+func publish(t *testing.T, js jetstream.JetStream, subject string, v any) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	_, err = js.Publish(t.Context(), subject, data)
 	require.NoError(t, err)
 }
 
-// runRelay runs a relay until the returned function stops it.
-func runRelay(t *testing.T, js jetstream.JetStream, allow []string) (stop func()) {
-	t.Helper()
+// testConfig allows the URL prefixes allow and gives up a post after 20 s.
+func testConfig(allow ...string) webhook.Config {
 	cfg := webhook.DefaultConfig()
 	cfg.Allow, cfg.MaxElapsed = allow, 20*time.Second
+	return cfg
+}
+
+// runRelay runs a relay with cfg until the returned function stops it.
+func runRelay(t *testing.T, js jetstream.JetStream, cfg webhook.Config) (stop func()) {
+	t.Helper()
+	return runRelayLogged(t, js, cfg, slog.New(slog.DiscardHandler))
+}
+
+// runRelayLogged runs a relay with cfg, logging to log, until the
+// returned function stops it.
+func runRelayLogged(t *testing.T, js jetstream.JetStream, cfg webhook.Config, log *slog.Logger) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- webhook.New(js, cfg, slog.New(slog.DiscardHandler)).Run(ctx) }()
+	go func() { done <- webhook.New(js, cfg, log).Run(ctx) }()
 	// The consumer exists once Run set it up: records published after
 	// that are the relay's.
 	require.Eventually(t, func() bool {
@@ -104,11 +127,9 @@ func runRelay(t *testing.T, js jetstream.JetStream, allow []string) (stop func()
 }
 
 func TestRelayPostsJobExitsToAllowedWebhooks(t *testing.T) {
-	ns := natstest.Start(t)
-	js := natstest.JetStream(t, natstest.Connect(t, ns))
-	require.NoError(t, state.Setup(t.Context(), js))
+	js := startBus(t)
 	h := newHooks(t, 2) // the first two posts fail: the relay retries
-	runRelay(t, js, []string{h.srv.URL + "/hooks/"})
+	runRelay(t, js, testConfig(h.srv.URL+"/hooks/"))
 
 	recordJob(t, js, "sb-1", "plain", "", 0)                              // no webhook
 	recordJob(t, js, "sb-1", "forged", "http://127.0.0.1:1/elsewhere", 1) // not allowed: a forged start record
@@ -128,18 +149,15 @@ func TestRelayPostsJobExitsToAllowedWebhooks(t *testing.T) {
 // consumer, so an exit recorded while every worker was down is posted by
 // the next one to start, once.
 func TestRelayPostsExitsThatCameWhileNoWorkerRan(t *testing.T) {
-	ns := natstest.Start(t)
-	js := natstest.JetStream(t, natstest.Connect(t, ns))
-	require.NoError(t, state.Setup(t.Context(), js))
+	js := startBus(t)
 	h := newHooks(t, 0)
-	allow := []string{h.srv.URL}
-	stop := runRelay(t, js, allow)
+	stop := runRelay(t, js, testConfig(h.srv.URL))
 	recordJob(t, js, "sb-2", "first", h.srv.URL+"/a", 0)
 	require.Eventually(t, func() bool { return len(h.posts()) == 1 }, 10*time.Second, 20*time.Millisecond)
 	stop() // the worker restarts
 
 	recordJob(t, js, "sb-2", "meanwhile", h.srv.URL+"/b", 3)
-	runRelay(t, js, allow)
+	runRelay(t, js, testConfig(h.srv.URL))
 	require.Eventually(t, func() bool { return len(h.posts()) == 2 }, 10*time.Second, 20*time.Millisecond)
 	assert.Equal(t, "meanwhile", h.posts()[1].JobID)
 	assert.Never(t, func() bool { return len(h.posts()) > 2 }, 500*time.Millisecond, 50*time.Millisecond, "each exit posted once")

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from . import _loop
+from ._handle import RecordHandle
 from .aio import jobs as aiojobs
 from .aio.jobs import JOB_STREAM, JobEvent, job_subject
 from .models import JobExit, JobInfo
@@ -49,18 +50,11 @@ def list_jobs(sandbox: Sandbox, timeout: float | None = None) -> list[JobInfo]:
     return _loop.run(aiojobs.list_jobs(sandbox._inner, timeout))
 
 
-class Job:
+class Job(RecordHandle[aiojobs.Job]):
     """A job of a sandbox (sandox.aio.jobs.Job, synchronous)."""
 
     def __init__(self, sandbox: Sandbox, id: str, info: JobInfo | None = None) -> None:
-        self._inner = aiojobs.Job(sandbox._inner, id, info)
-
-    def __repr__(self) -> str:
-        return repr(self._inner)
-
-    @property
-    def id(self) -> str:
-        return self._inner.id
+        super().__init__(aiojobs.Job(sandbox._inner, id, info))
 
     @property
     def info(self) -> JobInfo | None:
@@ -70,15 +64,7 @@ class Job:
     def output(self, after: int = 0) -> Iterator[JobEvent]:
         """Yields the job's records after stream sequence after, ending with
         the exit (aio.jobs.Job.output)."""
-        agen = self._inner.output(after)
-        try:
-            while True:
-                try:
-                    yield _loop.run(agen.__anext__())
-                except StopAsyncIteration:
-                    return
-        finally:
-            _loop.run(agen.aclose())
+        yield from self._records(self._inner.output(after))
 
     def wait(self, timeout: float | None = None) -> JobExit:
         """Waits until the job ended and returns its exit."""

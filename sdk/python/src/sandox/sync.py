@@ -12,6 +12,7 @@ from typing import Any, Literal, overload
 from nats.aio.client import Client
 
 from . import _loop, aio, config
+from ._handle import Handle
 from .actions import ActionsLike
 from .aio.conn import ACTION_TIMEOUT, COMMAND_TIMEOUT, CONNECT_TIMEOUT
 from .models import GroupStatus, Observation, PoolSpec, SandboxStatus, SandboxUsage, ToolDescription
@@ -69,18 +70,8 @@ class ActionFuture:
         _loop.run(self._future().close())
 
 
-class Sandbox:
+class Sandbox(Handle[aio.Sandbox]):
     """One sandbox of a group (sandox.aio.Sandbox, synchronous)."""
-
-    def __init__(self, inner: aio.Sandbox) -> None:
-        self._inner = inner
-
-    def __repr__(self) -> str:
-        return repr(self._inner)
-
-    @property
-    def id(self) -> str:
-        return self._inner.id
 
     @property
     def status(self) -> SandboxStatus | None:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from . import _loop
+from ._handle import RecordHandle
 from .aio import watch as aiowatch
 from .aio.watch import WATCH_STREAM, WatchChange, WatchEvent, WatchInfo, watch_subject
 
@@ -46,18 +47,11 @@ def list_watches(sandbox: Sandbox, timeout: float | None = None) -> list[WatchIn
     return _loop.run(aiowatch.list_watches(sandbox._inner, timeout))
 
 
-class Watch:
+class Watch(RecordHandle[aiowatch.Watch]):
     """A file watch of a sandbox (sandox.aio.watch.Watch, synchronous)."""
 
     def __init__(self, sandbox: Sandbox, id: str, info: WatchInfo | None = None) -> None:
-        self._inner = aiowatch.Watch(sandbox._inner, id, info)
-
-    def __repr__(self) -> str:
-        return repr(self._inner)
-
-    @property
-    def id(self) -> str:
-        return self._inner.id
+        super().__init__(aiowatch.Watch(sandbox._inner, id, info))
 
     @property
     def info(self) -> WatchInfo | None:
@@ -67,15 +61,7 @@ class Watch:
     def events(self, after: int = 0) -> Iterator[WatchEvent]:
         """Yields the watch's records after stream sequence after, ending
         with the stop (aio.watch.Watch.events)."""
-        agen = self._inner.events(after)
-        try:
-            while True:
-                try:
-                    yield _loop.run(agen.__anext__())
-                except StopAsyncIteration:
-                    return
-        finally:
-            _loop.run(agen.aclose())
+        yield from self._records(self._inner.events(after))
 
     def stop(self, timeout: float | None = None) -> WatchInfo:
         """Stops the watch; its stop record ends events()."""

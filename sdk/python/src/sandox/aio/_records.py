@@ -6,7 +6,8 @@ answer from the sandbox and resumes after the last sequence it saw."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import nats.errors
 import nats.js.errors
@@ -65,3 +66,36 @@ async def unsubscribe(sub: JetStreamContext.PushSubscription) -> None:
         await sub.unsubscribe()
     except nats.errors.Error:
         pass
+
+
+InfoT = TypeVar("InfoT")
+
+
+class RecordHandle(Generic[InfoT]):
+    """What a job and a watch handle share: the sandbox, the id, the info
+    start reported, and reading the records kept in their stream."""
+
+    _stream: ClassVar[str]
+    """The stream of the records (SANDOX_JOBS, SANDOX_WATCH)."""
+    _what: ClassVar[str]
+    """What errors call the handle: "job", "watch"."""
+    _subject: ClassVar[Callable[[str, str, str], str]]
+    """The subject of the records of a kind (job_subject, watch_subject)."""
+
+    def __init__(self, sandbox: Sandbox, id: str, info: InfoT | None = None) -> None:
+        self.sandbox = sandbox
+        self.id = id
+        self.info = info
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, sandbox={self.sandbox.id!r})"
+
+    async def _check_exists(self) -> None:
+        """Raises NotFoundError when the stream holds no start record."""
+        await check_started(self.sandbox, self._stream, self._subject(self.sandbox.id, self.id, "start"), f"{self._what} {self.id}")
+
+    async def _follow(self, kind: str, after: int) -> JetStreamContext.PushSubscription:
+        """Follows the records of kind (">" for all) after stream sequence
+        after (follow)."""
+        subject = self._subject(self.sandbox.id, self.id, kind)
+        return await follow(self.sandbox, self._stream, subject, after, f"{self._what} {self.id}")

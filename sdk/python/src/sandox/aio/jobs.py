@@ -30,7 +30,7 @@ from pydantic import TypeAdapter, ValidationError
 from ..errors import InternalError
 from ..errors import TimeoutError as SandoxTimeoutError
 from ..models import JobExit, JobInfo, JobOutput
-from ._records import call_tool, check_started, follow, unsubscribe
+from ._records import RecordHandle, call_tool, unsubscribe
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -103,17 +103,18 @@ async def list_jobs(sandbox: Sandbox, timeout: float | None = None) -> list[JobI
     return _job_list.validate_python(ret or [])
 
 
-class Job:
+class Job(RecordHandle[JobInfo]):
     """A job of a sandbox, started by this client or another."""
 
-    def __init__(self, sandbox: Sandbox, id: str, info: JobInfo | None = None) -> None:
-        self.sandbox = sandbox
-        self.id = id
-        self.info = info
-        """The job as start_job reported it, when this handle started it."""
+    _stream = JOB_STREAM
+    _what = "job"
+    _subject = staticmethod(job_subject)
 
-    def __repr__(self) -> str:
-        return f"Job(id={self.id!r}, sandbox={self.sandbox.id!r})"
+    info: JobInfo | None
+    """The job as start_job reported it, when this handle started it."""
+
+    def __init__(self, sandbox: Sandbox, id: str, info: JobInfo | None = None) -> None:
+        super().__init__(sandbox, id, info)
 
     async def signal(self, sig: str, timeout: float | None = None) -> None:
         """Sends sig ("TERM", "INT", "KILL", …) to every process of the job."""
@@ -123,19 +124,13 @@ class Job:
         """Kills the job's whole process tree and returns once it ended."""
         return JobInfo.model_validate(await _call(self.sandbox, "kill_job", {"job_id": self.id}, timeout))
 
-    async def _check_exists(self) -> None:
-        await check_started(self.sandbox, JOB_STREAM, job_subject(self.sandbox.id, self.id, "start"), f"job {self.id}")
-
-    async def _follow(self, subject: str, after: int):
-        return await follow(self.sandbox, JOB_STREAM, subject, after, f"job {self.id}")
-
     async def output(self, after: int = 0) -> AsyncIterator[JobEvent]:
         """Yields the job's records after stream sequence after (0 for all),
         in order, ending with the exit; it follows a running job as it
         writes. A chunk repeated by the sandbox is dropped by its offset.
         A job that never started raises NotFoundError."""
         await self._check_exists()
-        sub = await self._follow(f"sandbox.{self.sandbox.id}.jobs.{self.id}.>", after)
+        sub = await self._follow(">", after)
         seen: dict[str, int] = {}
         try:
             while True:
@@ -169,7 +164,7 @@ class Job:
         SANDOX_JOBS (at once for a job that ended long ago). A job that
         never started raises NotFoundError."""
         await self._check_exists()
-        sub = await self._follow(job_subject(self.sandbox.id, self.id, "exit"), 0)
+        sub = await self._follow("exit", 0)
         try:
             msg = await sub.next_msg(timeout=timeout)
         except nats.errors.TimeoutError as e:

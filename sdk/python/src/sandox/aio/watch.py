@@ -28,7 +28,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from ..errors import InternalError
 from ..models import ReadModel
-from ._records import call_tool, check_started, follow, unsubscribe
+from ._records import RecordHandle, call_tool, unsubscribe
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -120,24 +120,22 @@ async def list_watches(sandbox: Sandbox, timeout: float | None = None) -> list[W
     return _watch_list.validate_python(ret or [])
 
 
-class Watch:
+class Watch(RecordHandle[WatchInfo]):
     """A file watch of a sandbox, started by this client or another."""
 
-    def __init__(self, sandbox: Sandbox, id: str, info: WatchInfo | None = None) -> None:
-        self.sandbox = sandbox
-        self.id = id
-        self.info = info
-        """The watch as start_watch reported it, when this handle started it."""
+    _stream = WATCH_STREAM
+    _what = "watch"
+    _subject = staticmethod(watch_subject)
 
-    def __repr__(self) -> str:
-        return f"Watch(id={self.id!r}, sandbox={self.sandbox.id!r})"
+    info: WatchInfo | None
+    """The watch as start_watch reported it, when this handle started it."""
+
+    def __init__(self, sandbox: Sandbox, id: str, info: WatchInfo | None = None) -> None:
+        super().__init__(sandbox, id, info)
 
     async def stop(self, timeout: float | None = None) -> WatchInfo:
         """Stops the watch; its stop record ends events()."""
         return WatchInfo.model_validate(await _call(self.sandbox, "watch_stop", {"watch_id": self.id}, timeout))
-
-    async def _check_exists(self) -> None:
-        await check_started(self.sandbox, WATCH_STREAM, watch_subject(self.sandbox.id, self.id, "start"), f"watch {self.id}")
 
     async def events(self, after: int = 0) -> AsyncIterator[WatchEvent]:
         """Yields the watch's records after stream sequence after (0 for
@@ -145,7 +143,7 @@ class Watch:
         An event repeated by the sandbox is dropped by its number. A watch
         that never started raises NotFoundError."""
         await self._check_exists()
-        sub = await follow(self.sandbox, WATCH_STREAM, f"sandbox.{self.sandbox.id}.watch.{self.id}.>", after, f"watch {self.id}")
+        sub = await self._follow(">", after)
         seen = 0
         try:
             while True:
