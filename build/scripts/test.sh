@@ -10,19 +10,23 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 # Much of preparing a machine waits on the network (apt, mmdebstrap, the
-# Neo4j jars, PyPI); compiling waits on the CPU. So lint.sh (gofmt, and go
-# vet, which compiles every package) and the race build of every package
-# (which go test then takes from Go's build cache) run in the background
-# while test-deps.sh prepares the machine.
+# Neo4j jars, PyPI); compiling waits on the CPU. So the race build of every
+# package (which go vet and go test then take from Go's build cache) and
+# lint.sh run in the background while test-deps.sh prepares the machine.
 mkdir -p .cache
 # Each phase says how long the run has taken so far, so that a slow run
 # shows where its time went (docs/running.md gives a fresh machine's).
 began=$SECONDS
 phase() { echo "test: $* (after $((SECONDS - began)) s)" >&2; }
-bash build/scripts/lint.sh > .cache/lint.log 2>&1 &
+# The race build comes first and lint.sh (gofmt, go vet -race) after it, in
+# one job: two go commands at once would each compile the same packages, and
+# vet then finds them compiled. The job's status is lint's; a failed race
+# build fails go test below with the same words.
+(
+  go build -race ./... > .cache/race-build.log 2>&1 || true
+  bash build/scripts/lint.sh > .cache/lint.log 2>&1
+) &
 lint=$!
-go build -race ./... > .cache/race-build.log 2>&1 &
-race=$!
 bash build/scripts/test-deps.sh
 phase "the machine is ready"
 if ! wait "$lint"; then
@@ -30,8 +34,6 @@ if ! wait "$lint"; then
   exit 1
 fi
 cat .cache/lint.log >&2
-# A failed race build fails go test below with the same words.
-wait "$race" || true
 phase "lint and the race build are done"
 
 export PATH="$(go env GOPATH)/bin:$PATH"
