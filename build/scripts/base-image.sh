@@ -19,17 +19,6 @@ if docker image inspect "$image" >/dev/null 2>&1; then
   log "$image is present"
   exit 0
 fi
-# One run makes the image; another that starts meanwhile (demo.sh starts one
-# while the CLI compiles, then `sandox up` asks for the base too) waits for
-# it and finds the image there.
-lockdir="${XDG_CACHE_HOME:-$HOME/.cache}/sandox"
-mkdir -p "$lockdir"
-exec 9>"$lockdir/base-image.lock"
-flock 9
-if docker image inspect "$image" >/dev/null 2>&1; then
-  log "$image is present (another run made it)"
-  exit 0
-fi
 
 if [ "${SANDOX_SKIP_PULL:-}" != 1 ] && timeout 60 docker pull -q debian:bookworm-slim >/dev/null 2>&1; then
   docker tag debian:bookworm-slim "$image"

@@ -2,8 +2,8 @@
 # demo.sh brings sandox up on this machine and runs the walkthrough: it
 # starts a Docker engine when none answers, builds the images, starts NATS
 # and the control plane as containers, then runs `sandox demo`. The CLI
-# compiles while the engine installs and starts and the base image is made,
-# and stays in bin/sandox (`bin/sandox down` stops it all again).
+# compiles while the engine installs and starts, and stays in bin/sandox
+# (`bin/sandox down` stops it all again).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -14,14 +14,6 @@ mkdir -p bin
 CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w' -o bin/sandox ./services/cmd/sandox &
 cli=$!
 bash build/scripts/engine.sh
-# The base image every image starts FROM waits mostly on the network and
-# dpkg (mmdebstrap, when no registry answers): it is made while the CLI
-# compiles, and `sandox up`, which needs it first, waits for it
-# (base-image.sh takes a lock) while it compiles the other binaries.
-bash build/scripts/base-image.sh &
-base=$!
 wait "$cli"
 bin/sandox up
-# up has waited for the base image already; this collects its exit.
-wait "$base"
 bin/sandox demo
