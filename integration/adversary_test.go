@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/auth"
@@ -70,13 +71,7 @@ func stealCreds(t *testing.T, sb *sdk.Sandbox) (string, string) {
 // natsCLI runs the nats CLI against the test system and returns its output.
 func natsCLI(t *testing.T, creds string, args ...string) string {
 	t.Helper()
-	bin, err := exec.LookPath("nats")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the nats CLI is not on PATH; build/scripts/test.sh installs it")
-		}
-		t.Skip("the nats CLI is not on PATH; build/scripts/test.sh installs it")
-	}
+	bin := natstest.CLI(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	all := append([]string{"--server", env.url, "--creds", creds, "--timeout", "1s"}, args...)

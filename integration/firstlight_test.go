@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/sdk"
 	"github.com/sandox/sandox/services/auth"
@@ -161,11 +161,7 @@ func TestFirstLight(t *testing.T) {
 	})
 
 	t.Run("the NATS CLI injects a batch by hand", func(t *testing.T) {
-		natsCLI, err := exec.LookPath("nats")
-		if err != nil {
-			require.Empty(t, os.Getenv("CI"), "the nats CLI is not on PATH; build/scripts/test.sh installs it")
-			t.Skip("the nats CLI is not on PATH; build/scripts/test.sh installs it")
-		}
+		natsCLI := natstest.CLI(t)
 		out, err := exec.CommandContext(ctx, natsCLI, "--server", env.url, "--creds", credsFile(t, auth.RoleClient), "request", "--timeout", "20s",
 			schemas.ActionsSubject(sb.ID()), `{"terminal_tools.run": {"description": "by hand", "args": {"command": "echo injected"}}}`).CombinedOutput()
 		require.NoError(t, err, "nats request: %s", out)

@@ -3,18 +3,18 @@
 # a Docker engine that answers, the base image, a second Docker engine (the
 # multi-host test, integration/multihost), e2fsprogs and the loop
 # driver's control node (disk limits), Chromium (the browser tools), the
-# Neo4j jars, pip, uv, Docker Compose (compose.yaml's test,
-# integration/deploy) and the NATS CLI the integration tests drive. It is
-# idempotent and quick when everything is present.
+# Neo4j jars, pip, uv and Docker Compose (compose.yaml's test,
+# integration/deploy). It is idempotent and quick when everything is
+# present. (The NATS CLI the integration tests drive is a tool dependency
+# in go.mod: test.sh builds it with its race build.)
 #
-# Independent steps run side by side: the NATS CLI compiles while the
-# engines start and apt installs; then the base image, the Neo4j jars and
-# uv come at once. Every Debian package missing goes in one apt transaction.
+# Independent steps run side by side: the engines start and apt installs;
+# then the base image, the Neo4j jars and uv come at once. Every Debian
+# package missing goes in one apt transaction.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . build/scripts/apt.sh
 
-export PATH="$(go env GOPATH)/bin:$PATH"
 pids=()
 # background runs a step in the background, its output prefixed with its
 # name; wait_all fails when any of them failed.
@@ -30,11 +30,6 @@ wait_all() {
   pids=()
   return "$failed"
 }
-
-if ! command -v nats >/dev/null 2>&1; then
-  echo "test: installing the NATS CLI" >&2
-  background natscli go install github.com/nats-io/natscli/nats@v0.5.1
-fi
 
 bash build/scripts/engine.sh
 # The multi-host chaos test plays two hosts on this machine: a second dockerd

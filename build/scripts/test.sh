@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # test.sh runs sandox's whole test suite on this machine, fresh or not: it
 # installs and starts what the tests need (test-deps.sh: the Docker engine,
-# the base image, Chromium, the NATS CLI, uv), checks gofmt and go vet (lint.sh),
-# runs the Python SDK's unit tests (uv run pytest in sdk/python), then runs
-# every Go test with the race detector; integration/python_test.go runs the
-# Python SDK's integration tests. The integration tests build the sandbox
-# image themselves. Arguments go to `go test`.
+# the base image, Chromium, uv; the NATS CLI it builds itself), checks gofmt
+# and go vet (lint.sh), runs the Python SDK's unit tests (uv run pytest in
+# sdk/python), then runs every Go test with the race detector;
+# integration/python_test.go runs the Python SDK's integration tests. The
+# integration tests build the sandbox image themselves. Arguments go to
+# `go test`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,13 +19,19 @@ mkdir -p .cache
 # shows where its time went (docs/running.md gives a fresh machine's).
 began=$SECONDS
 phase() { echo "test: $* (after $((SECONDS - began)) s)" >&2; }
-# The race build comes first and lint.sh (gofmt, go vet -race) after it, in
-# one job: two go commands at once would each compile the same packages, and
-# vet then finds them compiled. The job's status is lint's; a failed race
-# build fails go test below with the same words.
+# The race build comes first, then the NATS CLI, then lint.sh (gofmt, go vet
+# -race), in one job: two go commands at once would each compile the same
+# packages, and vet then finds them compiled. The NATS CLI, which the
+# integration tests drive, is a tool dependency in go.mod
+# (github.com/nats-io/natscli/nats): built with -race against the module's
+# own versions, it takes nats-server, nats.go and most of its other
+# packages from the race build instead of compiling them again. The job
+# fails when the CLI does not build or lint fails; a failed race build
+# fails go test below with the same words.
 (
   go build -race ./... > .cache/race-build.log 2>&1 || true
-  bash build/scripts/lint.sh > .cache/lint.log 2>&1
+  go build -race -o .cache/bin/nats github.com/nats-io/natscli/nats > .cache/lint.log 2>&1 &&
+    bash build/scripts/lint.sh >> .cache/lint.log 2>&1
 ) &
 lint=$!
 bash build/scripts/test-deps.sh
@@ -34,9 +41,9 @@ if ! wait "$lint"; then
   exit 1
 fi
 cat .cache/lint.log >&2
-phase "lint and the race build are done"
+phase "the race build, the NATS CLI and lint are done"
 
-export PATH="$(go env GOPATH)/bin:$PATH"
+export PATH="$PWD/.cache/bin:$PATH"
 
 # The Python SDK's unit tests run beside the Go tests (they wait mostly on
 # uv's downloads). pytest exits 0 only when every selected test passed; its

@@ -1,8 +1,6 @@
 package orchestrator
 
 import (
-	"context"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -28,7 +27,7 @@ func TestActionsWithoutExecutorHaveNoResponders(t *testing.T) {
 	assert.Less(t, time.Since(start), time.Second, "no responders must come at once, not after a timeout")
 
 	t.Run("the NATS CLI reports it", func(t *testing.T) {
-		natsCLI := lookNATSCLI(t)
+		natsCLI := natstest.CLI(t)
 		start := time.Now()
 		out, err := exec.CommandContext(t.Context(), natsCLI, "--server", nc.ConnectedUrl(), "request", "--timeout", "5s",
 			schemas.ActionsSubject("nobody"), noExecutorBatch).CombinedOutput()
@@ -37,25 +36,4 @@ func TestActionsWithoutExecutorHaveNoResponders(t *testing.T) {
 		assert.Contains(t, string(out), "No responders are available")
 		assert.Less(t, time.Since(start), 4*time.Second, "no responders must come before the 5 s timeout")
 	})
-}
-
-// lookNATSCLI finds the nats CLI that build/scripts/test.sh installs, on
-// PATH or in GOPATH/bin. In CI a missing CLI fails the test.
-func lookNATSCLI(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("nats"); err == nil {
-		return p
-	}
-	out, err := exec.CommandContext(context.Background(), "go", "env", "GOPATH").Output()
-	if err == nil {
-		p := string(out[:len(out)-1]) + "/bin/nats"
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("the nats CLI is not installed; build/scripts/test.sh installs it")
-	}
-	t.Skip("the nats CLI is not installed; build/scripts/test.sh installs it")
-	return ""
 }
