@@ -69,6 +69,9 @@ func (p *populationEvents) bad() []schemas.RowError {
 // from local files, and a sandbox granted read on one graph namespace and
 // read_write on another.
 func TestDatabases(t *testing.T) {
+	// One of the package's longest tests (it starts Neo4j twice), on its own
+	// group: it runs beside the other parallel ones (see doc.go).
+	t.Parallel()
 	dir := t.TempDir()
 	_, err := dummy.Write(dir)
 	require.NoError(t, err)
@@ -91,7 +94,7 @@ func TestDatabases(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfgPath, []byte(yaml), 0o644))
 
 	const group = "it-db"
-	env.dbGroups = append(env.dbGroups, group)
+	keepDatabaseVolumes(group)
 	events := followPopulation(t, group)
 	grants := schemas.DatabaseAccess{
 		{Database: schemas.DatabaseNeo4j, Namespace: "kg", Read: true},

@@ -5,4 +5,12 @@
 // sandbox containers reach it), and runs an orchestrator worker in-process.
 //
 // The tests need a Docker engine: build/scripts/test.sh starts one.
+//
+// Most tests run one at a time. The longest ones that touch nothing but
+// their own group (TestDocExamples, TestDatabases, TestPythonSDK and
+// TestPackageIndexRecipe) call t.Parallel: they run after the others,
+// side by side (go test's -parallel, GOMAXPROCS by default), since much of
+// their time is spent waiting on containers, Neo4j and image builds. A test
+// that counts or kills what is not its own, restarts a worker or changes
+// the shared system must not.
 package integration

@@ -110,6 +110,9 @@ var mismatch = []schemas.ErrorCode{schemas.CodeBadRequest, schemas.CodeInvalidAr
 // that must work (the uv project, the filesystem examples on their
 // files, the Python tools), the observations must also be free of errors.
 func TestDocExamples(t *testing.T) {
+	// One of the package's longest tests (its web sandbox builds the Chromium layer), on its own
+	// group: it runs beside the other parallel ones (see doc.go).
+	t.Parallel()
 	docs, err := filepath.Glob("../docs/tools/*.md")
 	require.NoError(t, err)
 	require.NotEmpty(t, docs)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,11 +34,22 @@ var env struct {
 	disks   string          // the orchestrator's disks directory
 	nc      *nats.Conn      // a client identity
 	auth    *auth.Authority // signs every identity of the test system
-	// dbGroups are the groups whose database volumes teardown removes.
-	dbGroups []string
+	// dbGroups are the groups whose database volumes teardown removes
+	// (keepDatabaseVolumes adds one).
+	dbGroups   []string
+	dbGroupsMu sync.Mutex
 	// worker is the configuration of the test system's orchestrator
 	// worker, for tests that run another one beside it.
 	worker orchestrator.Config
+}
+
+// keepDatabaseVolumes has the teardown remove group's database volumes,
+// which a group that keeps its database data leaves behind. It is safe for
+// tests that run in parallel.
+func keepDatabaseVolumes(group string) {
+	env.dbGroupsMu.Lock()
+	defer env.dbGroupsMu.Unlock()
+	env.dbGroups = append(env.dbGroups, group)
 }
 
 // connectAs connects to the test system's NATS with a new identity of role.

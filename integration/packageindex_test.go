@@ -155,6 +155,9 @@ func recipeEgress(t *testing.T, section string, index *url.URL) schemas.Egress {
 // not the server) gets the proxy's 403, which uv reports; an index under
 // none is refused at create; none without an index cannot reach PyPI.
 func TestPackageIndexRecipe(t *testing.T) {
+	// One of the package's longest tests (it builds a wheel and serves an index), on its own
+	// group: it runs beside the other parallel ones (see doc.go).
+	t.Parallel()
 	u, err := url.Parse(env.url)
 	require.NoError(t, err)
 	wheelName, wheel := makeWheel(t, "requests", "2.32.3")

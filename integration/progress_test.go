@@ -108,7 +108,7 @@ func TestProgress(t *testing.T) {
 	tool := writeFile(t, "progress_tools.py", fmt.Sprintf("# %s\ndef hello() -> None:\n    print(\"hello\")\n", uuid.NewString()))
 
 	const group = "it-progress"
-	env.dbGroups = append(env.dbGroups, group)
+	keepDatabaseVolumes(group)
 	var log progressLog
 	g := newGroup(t, sdk.GroupConfig{
 		ID: group, Tools: []string{tool}, PopulationConfig: population,

@@ -33,6 +33,9 @@ const formatTools = `def shout(text: str, times: int = 1) -> str:
 // SANDOX_NATS_CREDS set, as a user's shell would have them.
 // build/scripts/test-deps.sh installs uv.
 func TestPythonSDK(t *testing.T) {
+	// One of the package's longest tests (the Python SDK's integration tests run in it), on its own
+	// group: it runs beside the other parallel ones (see doc.go).
+	t.Parallel()
 	uv, err := exec.LookPath("uv")
 	require.NoError(t, err, "uv is needed: build/scripts/test-deps.sh installs it")
 	creds := credsFile(t, auth.RoleClient)

@@ -194,7 +194,7 @@ func startDataContainer(t *testing.T, image, gateway string) docker.State {
 // path, and returns its population events once it runs.
 func populateGroup(t *testing.T, group, path string) *populationEvents {
 	t.Helper()
-	env.dbGroups = append(env.dbGroups, group)
+	keepDatabaseVolumes(group)
 	events := followPopulation(t, group)
 	newGroup(t, sdk.GroupConfig{ID: group, PopulationConfig: path,
 		DatabaseAccess: schemas.DatabaseAccess{{Database: schemas.DatabaseQdrant, Namespace: "corpus", Read: true}}})

@@ -71,7 +71,7 @@ func TestDataServiceMetrics(t *testing.T) {
 	}
 
 	const group = "it-svc-metrics"
-	env.dbGroups = append(env.dbGroups, group)
+	keepDatabaseVolumes(group)
 	g := newGroup(t, sdk.GroupConfig{
 		ID: group, Tools: []string{"database_tools"}, PopulationConfig: cfgPath,
 		DatabaseAccess: schemas.DatabaseAccess{{Database: schemas.DatabaseQdrant, Namespace: "handbook", Read: true}},

@@ -61,7 +61,7 @@ databases:
 	require.NoError(t, os.WriteFile(cfgPath, []byte(yaml), 0o644))
 
 	const group = "it-vec"
-	env.dbGroups = append(env.dbGroups, group)
+	keepDatabaseVolumes(group)
 	events := followPopulation(t, group)
 	cfg := sdk.GroupConfig{
 		ID: group, Tools: []string{"database_tools", "terminal_tools"}, PopulationConfig: cfgPath, KeepDatabaseData: true,

@@ -56,9 +56,14 @@ echo "test: uv run pytest (sdk/python), beside go test" >&2
 (cd sdk/python && UV_PYTHON_DOWNLOADS=never uv run --frozen pytest -q -p no:cacheprovider) > .cache/pytest.log 2> .cache/pytest.err &
 pytest=$!
 
-echo "test: go test -race ./..." >&2
+# Twice as many test packages run at once as there are cores (go test's
+# default is as many): the integration packages spend much of their time
+# waiting on containers, and the longest of them, integration, starts early
+# instead of behind a queue of unit packages (docs/running.md has figures).
+procs=$(( $(nproc) * 2 ))
+echo "test: go test -race -p $procs ./..." >&2
 status=0
-go test -race -count=1 -timeout 30m "$@" ./... || status=$?
+go test -race -count=1 -timeout 30m -p "$procs" "$@" ./... || status=$?
 phase "go test is done"
 
 echo "test: pytest (sdk/python)" >&2
