@@ -15,7 +15,10 @@ import (
 )
 
 // CreateSandbox creates sandbox cmd.SandboxID of group cmd.GroupID on
-// this worker's host. A create forwarded to this host (forwarded) does not
+// this worker's host: from the warm pool when a pooled sandbox fits, else
+// made with its image, which is found or built before the group's lock is
+// taken (a build can take minutes, and the group's other commands would
+// wait behind it). A create forwarded to this host (forwarded) does not
 // take the group's lock: the group command that may have sent it holds
 // that lock on its own host while it waits, and two such commands waiting
 // on each other's hosts would never finish. It relies on compare-and-set,
@@ -26,16 +29,41 @@ func (s *Service) CreateSandbox(ctx context.Context, cmd schemas.Command, forwar
 	}
 	spec := *cmd.Sandbox
 	spec.ID = cmd.SandboxID
+	if schemas.IsPoolID(spec.ID) {
+		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox id %q: ids that begin with %q are the warm pool's", spec.ID, schemas.PoolIDPrefix)
+	}
+	// A group's spec does not change once it is created, so the group read
+	// without its lock builds the image that Make would.
+	g, _, err := s.store.Group(ctx, cmd.GroupID)
+	if err != nil {
+		return schemas.CommandResult{}, err
+	}
+	// The warm pool first, so that a claim (tens of milliseconds) asks the
+	// engine for no image.
+	if res, ok, err := s.createLocked(ctx, cmd, spec, forwarded, nil); ok || err != nil {
+		return res, err
+	}
+	img, err := s.sandboxes.BuildImage(ctx, g, spec)
+	if err != nil {
+		return schemas.CommandResult{}, err
+	}
+	res, _, err := s.createLocked(ctx, cmd, spec, forwarded, &img)
+	return res, err
+}
+
+// createLocked takes the group's lock (unless forwarded) and the
+// sandbox's, reads the group again (it may have ended meanwhile), and
+// claims a pooled sandbox that fits. Failing that it makes the sandbox
+// with img, or, when img is nil, reports that it created nothing (ok
+// false, no error).
+func (s *Service) createLocked(ctx context.Context, cmd schemas.Command, spec schemas.SandboxSpec, forwarded bool, img *images.Resolved) (_ schemas.CommandResult, ok bool, _ error) {
 	if !forwarded {
 		unlock := s.locks.Lock(locks.Group(cmd.GroupID))
 		defer unlock()
 	}
 	g, _, err := s.store.Group(ctx, cmd.GroupID)
 	if err != nil {
-		return schemas.CommandResult{}, err
-	}
-	if schemas.IsPoolID(spec.ID) {
-		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox id %q: ids that begin with %q are the warm pool's", spec.ID, schemas.PoolIDPrefix)
+		return schemas.CommandResult{}, false, err
 	}
 	unlockSandbox := s.locks.Lock(locks.Sandbox(spec.ID))
 	defer unlockSandbox()
@@ -45,16 +73,19 @@ func (s *Service) CreateSandbox(ctx context.Context, cmd schemas.Command, forwar
 	if spec.FromCheckpoint == nil && (g.Spec.Checkpoints == nil || !g.Spec.Checkpoints.Auto) {
 		if st, ok, err := s.pools.Claim(ctx, g, spec, cmd.ID); ok {
 			if err != nil {
-				return schemas.CommandResult{}, err
+				return schemas.CommandResult{}, false, err
 			}
-			return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
+			return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, true, nil
 		}
 	}
-	st, err := s.sandboxes.Make(ctx, g, spec, cmd.ID)
-	if err != nil {
-		return schemas.CommandResult{}, err
+	if img == nil {
+		return schemas.CommandResult{}, false, nil
 	}
-	return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, nil
+	st, err := s.sandboxes.MakeWithImage(ctx, g, spec, cmd.ID, img)
+	if err != nil {
+		return schemas.CommandResult{}, false, err
+	}
+	return schemas.CommandResult{Sandboxes: []schemas.SandboxStatus{st}}, true, nil
 }
 
 // CreateGroup runs create_group: it checks the whole spec

@@ -92,6 +92,13 @@ func (w *worker) runHost(name string) *memruntime.Runtime {
 // result; edit fills in the command's spec.
 func (w *worker) send(kind schemas.CommandKind, group, sandbox string, edit ...func(*schemas.Command)) schemas.CommandResult {
 	w.t.Helper()
+	return w.publish(kind, group, sandbox, edit...)()
+}
+
+// publish sends a command and returns a func that waits for its result
+// (up to 15 s), so that a test can do more while the command runs.
+func (w *worker) publish(kind schemas.CommandKind, group, sandbox string, edit ...func(*schemas.Command)) func() schemas.CommandResult {
+	w.t.Helper()
 	cmd := schemas.Command{ID: fmt.Sprintf("cmd-%s-%d", w.t.Name(), w.seq.Add(1)), Kind: kind, GroupID: group, SandboxID: sandbox, IssuedAt: time.Now().UTC()}
 	for _, e := range edit {
 		e(&cmd)
@@ -103,16 +110,19 @@ func (w *worker) send(kind schemas.CommandKind, group, sandbox string, edit ...f
 	}
 	sub, err := w.nc.SubscribeSync(schemas.ResultSubject(cmd.ID))
 	require.NoError(w.t, err)
-	defer func() { _ = sub.Unsubscribe() }()
+	w.t.Cleanup(func() { _ = sub.Unsubscribe() })
 	data, err := json.Marshal(cmd)
 	require.NoError(w.t, err)
 	_, err = js.Publish(w.t.Context(), subject, data, jetstream.WithMsgID(cmd.ID))
 	require.NoError(w.t, err)
-	m, err := sub.NextMsg(15 * time.Second)
-	require.NoError(w.t, err, "result of %s", kind)
-	var res schemas.CommandResult
-	require.NoError(w.t, json.Unmarshal(m.Data, &res))
-	return res
+	return func() schemas.CommandResult {
+		w.t.Helper()
+		m, err := sub.NextMsg(15 * time.Second)
+		require.NoError(w.t, err, "result of %s", kind)
+		var res schemas.CommandResult
+		require.NoError(w.t, json.Unmarshal(m.Data, &res))
+		return res
+	}
 }
 
 // code is the error code of res, "" for success.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/images"
 	"github.com/sandox/sandox/services/orchestrator/locks"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/state"
@@ -31,6 +32,8 @@ type Config struct {
 // implements it; its doc comments say what each call does.
 type Sandboxes interface {
 	Make(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error)
+	BuildImage(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec) (images.Resolved, error)
+	MakeWithImage(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string, img *images.Resolved) (schemas.SandboxStatus, error)
 	Start(ctx context.Context, st schemas.SandboxStatus, cmdID string) (schemas.SandboxStatus, error)
 	End(ctx context.Context, id, cmdID string) (schemas.SandboxStatus, error)
 	Forget(ctx context.Context, id, cmdID string) (schemas.SandboxStatus, error)

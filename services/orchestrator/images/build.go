@@ -34,6 +34,13 @@ func NewBuilder(rt runtime.Images, base string) *Builder {
 	return &Builder{rt: rt, base: base}
 }
 
+// Resolved is the image of a sandbox as SandboxImage found or built it.
+type Resolved struct {
+	Ref string
+	// Reused reports that the image existed already.
+	Reused bool
+}
+
 // SandboxImage returns the image of a sandbox with the given built-in
 // families and tool files: the default sandbox image when the families need
 // nothing more and there are no files, else an image built FROM it that

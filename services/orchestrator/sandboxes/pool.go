@@ -76,7 +76,7 @@ func (m poolSandboxes) Fill(ctx context.Context, src pool.Source) (_ string, err
 	if err := s.ids.MakePoolDir(id); err != nil {
 		return "", err
 	}
-	if err := s.createContainer(ctx, &st, src.Tools, undo); err != nil {
+	if err := s.createContainer(ctx, &st, src.Tools, nil, undo); err != nil {
 		return "", err
 	}
 	if err := s.ids.CopyToPool(id, id); err != nil {

@@ -22,17 +22,20 @@ import (
 // image and creates its disk, volume and container (not started). Each
 // resource's undo goes on a cleanup stack as it is made; on failure the
 // stack runs, so that nothing of the sandbox is left.
-func (s *Service) Make(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (_ schemas.SandboxStatus, err error) {
+func (s *Service) Make(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string) (schemas.SandboxStatus, error) {
+	return s.MakeWithImage(ctx, g, spec, cmdID, nil)
+}
+
+// MakeWithImage is Make with the sandbox's image given, as BuildImage
+// found or built it for the same group and spec; nil builds it, as Make
+// does.
+func (s *Service) MakeWithImage(ctx context.Context, g schemas.GroupStatus, spec schemas.SandboxSpec, cmdID string, img *images.Resolved) (_ schemas.SandboxStatus, err error) {
 	if err := schemas.ValidateID("sandbox", spec.ID); err != nil {
 		return schemas.SandboxStatus{}, err
 	}
-	if err := images.CheckTools(spec.Tools, spec.Families, s.cfg.MaxToolFileBytes); err != nil {
-		return schemas.SandboxStatus{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox %s: %w", spec.ID, err)
-	}
-	files := images.MergeTools(g.Spec.Tools, spec.Tools)
-	families, err := images.ChooseFamilies(g.Spec.Families, spec.Families)
+	families, files, err := s.imageInputs(g, spec)
 	if err != nil {
-		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", spec.ID, err)
+		return schemas.SandboxStatus{}, err
 	}
 	limits, host, err := s.resolveResources(ctx, resources.Merge(g.Spec.Compute, spec.Compute))
 	if err != nil {
@@ -87,7 +90,7 @@ func (s *Service) Make(ctx context.Context, g schemas.GroupStatus, spec schemas.
 	if err := s.ledger.Admit(ctx, st.ID, limits, host, g.Spec.Overcommit); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
-	if err := s.createContainer(ctx, &st, files, undo); err != nil {
+	if err := s.createContainer(ctx, &st, files, img, undo); err != nil {
 		return schemas.SandboxStatus{}, fmt.Errorf("sandbox %s: %w", st.ID, err)
 	}
 	if err := s.restoreFork(ctx, st, spec.FromCheckpoint); err != nil {
@@ -103,16 +106,20 @@ func (s *Service) Make(ctx context.Context, g schemas.GroupStatus, spec schemas.
 	return st, nil
 }
 
-// createContainer builds (or reuses) the sandbox's image, then makes its
-// disk, volume and container, pushing the undo of each on undo.
-func (s *Service) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile, undo *cleanup.Stack) error {
-	progress := newBuildProgress(s.publishProgress, st.GroupID, st.ID)
-	image, reused, err := s.builder.SandboxImage(ctx, st.Families, files, progress)
-	progress.finish(err)
-	if err != nil {
-		return err
+// createContainer builds (or reuses) the sandbox's image unless img gives
+// it, then makes its disk, volume and container, pushing the undo of each
+// on undo.
+func (s *Service) createContainer(ctx context.Context, st *schemas.SandboxStatus, files []schemas.ToolFile, img *images.Resolved, undo *cleanup.Stack) error {
+	if img == nil {
+		progress := newBuildProgress(s.publishProgress, st.GroupID, st.ID)
+		ref, reused, err := s.builder.SandboxImage(ctx, st.Families, files, progress)
+		progress.finish(err)
+		if err != nil {
+			return err
+		}
+		img = &images.Resolved{Ref: ref, Reused: reused}
 	}
-	st.Image, st.ImageReused = image, reused
+	st.Image, st.ImageReused = img.Ref, img.Reused
 	labels := s.labels(st)
 	vol := runtime.VolumeSpec{Name: runtime.VolumeName(st.ID), Labels: labels}
 	undo.Push(resDisk, func(context.Context) error { return s.detachDisk(st.ID) })

@@ -32,6 +32,7 @@ type Runtime struct {
 
 	mu         sync.Mutex
 	fail       func(op, arg string) error
+	buildGate  func(tag string)
 	host       runtime.Host
 	images     map[string]string // tag -> id
 	builds     int
@@ -87,6 +88,15 @@ func (r *Runtime) SetFail(f func(op, arg string) error) {
 	r.fail = f
 }
 
+// SetBuildGate sets (nil clears) a func that every Build calls first with
+// the image's tag, while the rest of the engine goes on: a test holds a
+// build there, as a long one would be.
+func (r *Runtime) SetBuildGate(f func(tag string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.buildGate = f
+}
+
 // check asks the failure hook; r.mu must be held.
 func (r *Runtime) check(op, arg string) error {
 	if r.fail == nil {
@@ -140,6 +150,12 @@ func (r *Runtime) ImageID(_ context.Context, ref string) (string, error) {
 }
 
 func (r *Runtime) Build(_ context.Context, spec runtime.ImageBuild, progress io.Writer) error {
+	r.mu.Lock()
+	gate := r.buildGate
+	r.mu.Unlock()
+	if gate != nil {
+		gate(spec.Tag) // outside the lock: the engine goes on meanwhile
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.check("build", spec.Tag); err != nil {
