@@ -13,9 +13,9 @@ import (
 
 // TestCreateBuildsOutsideTheGroupLock checks that a create whose image
 // builds holds none of its group's other commands: while the build is
-// held, a create of another sandbox and a status come back; the first
-// create then reports its image built, not reused, and a third sandbox
-// with the same tools reuses it.
+// held, a create of another sandbox comes back; the first create then
+// reports its image built, not reused, and a third sandbox with the same
+// tools reuses it.
 func TestCreateBuildsOutsideTheGroupLock(t *testing.T) {
 	w := startWorker(t)
 	building, release := make(chan string, 1), make(chan struct{})
