@@ -18,6 +18,7 @@ import (
 	"github.com/sandox/sandox/services/orchestrator/locks"
 	"github.com/sandox/sandox/services/orchestrator/placement"
 	"github.com/sandox/sandox/services/orchestrator/pool"
+	"github.com/sandox/sandox/services/orchestrator/requests"
 	"github.com/sandox/sandox/services/orchestrator/routing"
 	"github.com/sandox/sandox/services/orchestrator/runtime"
 	"github.com/sandox/sandox/services/orchestrator/sandboxes"
@@ -50,6 +51,8 @@ type Worker struct {
 	watcher *sandboxes.Watcher
 	// router sends each command to the host that must run it.
 	router *routing.Router
+	// requests answers the status and stats requests.
+	requests *requests.Server
 	// groups carries out the group commands and create_sandbox.
 	groups *groups.Service
 	// pools hold this worker's warm sandboxes.
@@ -138,6 +141,7 @@ func newWorker(ctx context.Context, nc *nats.Conn, e runtime.Engine, cfg Config,
 	}, pool.Parts{Maker: w.sandboxes.PoolMaker(), Claimer: w.sandboxes.PoolClaimer(), Measure: w.sandboxes.Host, Egress: isolation}, st, nc, w.log)
 	w.watcher = sandboxes.NewWatcher(w.sandboxes, w.pools, w.databases)
 	w.router = routing.New(routing.Config{Host: host, Heartbeat: cfg.HostHeartbeat}, st, w.placer, w.hosts, js, nc, w.previousResult, w.log)
+	w.requests = requests.New(requests.Config{Worker: cfg.Worker, Host: host}, nc, st, w.hosts, w.sandboxes, w.log)
 	w.groups = groups.New(groups.Config{Host: host, MaxToolFileBytes: cfg.MaxToolFileBytes, HostLostAfter: cfg.HostLostAfter}, groups.Parts{
 		Store: st, Locks: w.locks, Sandboxes: w.sandboxes, Pools: w.pools, Databases: w.databases,
 		Placer: w.placer, Hosts: w.hosts, Containers: e.Runtime, Delegator: w.router,

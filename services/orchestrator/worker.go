@@ -59,7 +59,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.sandboxes.CleanLost(ctx)
 	w.pools.Reap(ctx, true)
 	w.sandboxes.RemoveForeign(ctx)
-	stopRequests, err := w.serveRequests(ctx)
+	stopRequests, err := w.requests.Serve(ctx)
 	if err != nil {
 		return stoppedOr(ctx, err)
 	}
