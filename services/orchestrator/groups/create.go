@@ -32,16 +32,16 @@ func (s *Service) CreateSandbox(ctx context.Context, cmd schemas.Command, forwar
 	if schemas.IsPoolID(spec.ID) {
 		return schemas.CommandResult{}, schemas.Errorf(schemas.CodeBadRequest, "sandbox id %q: ids that begin with %q are the warm pool's", spec.ID, schemas.PoolIDPrefix)
 	}
+	// The warm pool first, so that a claim (tens of milliseconds) asks the
+	// engine for no image.
+	if res, ok, err := s.createLocked(ctx, cmd, spec, forwarded, nil); ok || err != nil {
+		return res, err
+	}
 	// A group's spec does not change once it is created, so the group read
 	// without its lock builds the image that Make would.
 	g, _, err := s.store.Group(ctx, cmd.GroupID)
 	if err != nil {
 		return schemas.CommandResult{}, err
-	}
-	// The warm pool first, so that a claim (tens of milliseconds) asks the
-	// engine for no image.
-	if res, ok, err := s.createLocked(ctx, cmd, spec, forwarded, nil); ok || err != nil {
-		return res, err
 	}
 	img, err := s.sandboxes.BuildImage(ctx, g, spec)
 	if err != nil {
