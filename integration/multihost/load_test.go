@@ -134,6 +134,13 @@ func (l *load) createAndStart(ctx context.Context, g *sdk.SandboxGroup, id strin
 		run.existed++
 		sb = g.Attach(id)
 		st, serr := sb.Refresh(ctx)
+		if errors.Is(serr, sdk.ErrNotFound) {
+			// An earlier try's create, redelivered, found its sandbox
+			// half-made and is removing it to make it again: for a moment
+			// there is no record. The next try finds the sandbox or makes
+			// it.
+			return fmt.Errorf("%w: sandbox %s was being made again: %w", sdk.ErrUnavailable, id, serr)
+		}
 		if serr != nil {
 			return serr
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sandox/sandox/schemas"
+	"github.com/sandox/sandox/services/orchestrator/state"
 )
 
 // StoreConfig sizes the checkpoint store.
@@ -38,7 +39,7 @@ type Store struct {
 // the store over them.
 func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*Store, error) {
 	replicas := max(cfg.Replicas, 1)
-	index, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	index, err := state.CreateOrUpdateBucket(ctx, js, jetstream.KeyValueConfig{
 		Bucket:      schemas.CheckpointIndexBucket,
 		Description: "sandox checkpoints: one summary per checkpoint, keyed <sandbox>.<checkpoint>",
 		Storage:     jetstream.FileStorage,

@@ -105,7 +105,7 @@ func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention, repli
 		return err
 	}
 	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket, schemas.HostsBucket} {
-		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		if _, err := CreateOrUpdateBucket(ctx, js, jetstream.KeyValueConfig{
 			Bucket:   bucket,
 			History:  5,
 			Storage:  jetstream.FileStorage,

@@ -1,0 +1,58 @@
+package state
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// CreateOrUpdateBucket creates, or updates to cfg, a key-value bucket whose
+// reads go to its stream's leader, and opens it. It makes the stream that
+// nats.go's CreateOrUpdateKeyValue would, but for AllowDirect: with it, a
+// read of a replicated bucket may be answered by any replica, including a
+// follower that has not yet applied the last write (nats-server documents
+// direct gets as not read-after-write), and a create after a delete then
+// reads the deleted value and fails with ErrKeyExists. Sandox decides on
+// what it reads (a half-made sandbox removed and made again, a grant, a
+// group that exists), so its buckets read what was last written. Of cfg,
+// it uses Bucket, Description, History, TTL, MaxBytes, Storage and
+// Replicas.
+func CreateOrUpdateBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	if _, err := js.CreateOrUpdateStream(ctx, bucketStream(cfg)); err != nil {
+		return nil, err
+	}
+	return js.KeyValue(ctx, cfg.Bucket)
+}
+
+// bucketStream is the stream behind the bucket cfg describes, with the
+// defaults of nats.go's KeyValueConfig and AllowDirect off.
+func bucketStream(cfg jetstream.KeyValueConfig) jetstream.StreamConfig {
+	history := int64(max(cfg.History, 1))
+	maxBytes := cfg.MaxBytes
+	if maxBytes == 0 {
+		maxBytes = -1
+	}
+	duplicates := 2 * time.Minute
+	if cfg.TTL > 0 && cfg.TTL < duplicates {
+		duplicates = cfg.TTL
+	}
+	return jetstream.StreamConfig{
+		Name:              "KV_" + cfg.Bucket,
+		Description:       cfg.Description,
+		Subjects:          []string{"$KV." + cfg.Bucket + ".>"},
+		MaxMsgsPerSubject: history,
+		MaxBytes:          maxBytes,
+		MaxAge:            cfg.TTL,
+		MaxMsgSize:        -1,
+		MaxMsgs:           -1,
+		MaxConsumers:      -1,
+		Storage:           cfg.Storage,
+		Replicas:          max(cfg.Replicas, 1),
+		AllowRollup:       true,
+		DenyDelete:        true,
+		Duplicates:        duplicates,
+		Discard:           jetstream.DiscardNew,
+		AllowDirect:       false,
+	}
+}
