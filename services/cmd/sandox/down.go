@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/internal/disks"
 	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/schemas"
@@ -90,7 +91,7 @@ func endAllGroups(ctx context.Context, nc *nats.Conn) error {
 	}
 	var errs []error
 	for _, id := range keys {
-		e, err := kv.Get(ctx, id)
+		e, err := bucket.Get(ctx, kv, id)
 		if err != nil {
 			continue
 		}

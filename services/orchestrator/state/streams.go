@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -104,14 +105,15 @@ func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention, repli
 	if err := setupWatchStream(ctx, js, replicas); err != nil {
 		return err
 	}
-	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket, schemas.HostsBucket} {
-		if _, err := CreateOrUpdateBucket(ctx, js, jetstream.KeyValueConfig{
-			Bucket:   bucket,
+	// The buckets are read through their leader (bucket.CreateOrUpdate).
+	for _, name := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket, schemas.HostsBucket} {
+		if _, err := bucket.CreateOrUpdate(ctx, js, jetstream.KeyValueConfig{
+			Bucket:   name,
 			History:  5,
 			Storage:  jetstream.FileStorage,
 			Replicas: replicas,
 		}); err != nil {
-			return fmt.Errorf("bucket %s: %w", bucket, err)
+			return fmt.Errorf("bucket %s: %w", name, err)
 		}
 	}
 	return nil

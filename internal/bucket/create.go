@@ -1,4 +1,4 @@
-package state
+package bucket
 
 import (
 	"context"
@@ -7,27 +7,29 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// CreateOrUpdateBucket creates, or updates to cfg, a key-value bucket whose
-// reads go to its stream's leader, and opens it. It makes the stream that
+// CreateOrUpdate creates, or updates to cfg, a key-value bucket whose reads
+// go to its stream's leader, and opens it. It makes the stream that
 // nats.go's CreateOrUpdateKeyValue would, but for AllowDirect: with it, a
 // read of a replicated bucket may be answered by any replica, including a
-// follower that has not yet applied the last write (nats-server documents
-// direct gets as not read-after-write), and a create after a delete then
-// reads the deleted value and fails with ErrKeyExists. Sandox decides on
-// what it reads (a half-made sandbox removed and made again, a grant, a
-// group that exists), so its buckets read what was last written. Of cfg,
-// it uses Bucket, Description, History, TTL, MaxBytes, Storage and
-// Replicas.
-func CreateOrUpdateBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	if _, err := js.CreateOrUpdateStream(ctx, bucketStream(cfg)); err != nil {
+// follower that has not yet applied the last write (nats-server's direct
+// gets are not read-after-write), and a create after a delete then reads
+// the deleted value and fails with ErrKeyExists. Sandox decides on what it
+// reads (a half-made sandbox removed and made again, a grant, a group that
+// exists), so its buckets read what was last written. Of cfg, it uses
+// Bucket, Description, History, TTL, MaxBytes, Storage and Replicas.
+//
+// Such a read is a JetStream API request, which the server may leave
+// unanswered for an instant: read with Get and Create.
+func CreateOrUpdate(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	if _, err := js.CreateOrUpdateStream(ctx, streamConfig(cfg)); err != nil {
 		return nil, err
 	}
 	return js.KeyValue(ctx, cfg.Bucket)
 }
 
-// bucketStream is the stream behind the bucket cfg describes, with the
+// streamConfig is the stream behind the bucket cfg describes, with the
 // defaults of nats.go's KeyValueConfig and AllowDirect off.
-func bucketStream(cfg jetstream.KeyValueConfig) jetstream.StreamConfig {
+func streamConfig(cfg jetstream.KeyValueConfig) jetstream.StreamConfig {
 	history := int64(max(cfg.History, 1))
 	maxBytes := cfg.MaxBytes
 	if maxBytes == 0 {

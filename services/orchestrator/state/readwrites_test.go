@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sandox/sandox/internal/natstest"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -76,32 +75,4 @@ func TestBucketsReadTheirWritesOnACluster(t *testing.T) {
 		})
 	}
 	wg.Wait()
-}
-
-// TestCreateOrUpdateBucketTakesOverABucket opens a bucket that nats.go's
-// CreateOrUpdateKeyValue made (as sandox before this function did): the
-// update turns its direct gets off and keeps what it holds, and a second
-// call changes nothing.
-func TestCreateOrUpdateBucketTakesOverABucket(t *testing.T) {
-	js := natstest.JetStream(t, natstest.Connect(t, natstest.Start(t)))
-	cfg := jetstream.KeyValueConfig{Bucket: "taken_over", History: 3, Storage: jetstream.FileStorage}
-	old, err := js.CreateOrUpdateKeyValue(t.Context(), cfg)
-	require.NoError(t, err)
-	_, err = old.Put(t.Context(), "k", []byte("v1"))
-	require.NoError(t, err)
-
-	for range 2 {
-		kv, err := CreateOrUpdateBucket(t.Context(), js, cfg)
-		require.NoError(t, err)
-		st, err := kv.Status(t.Context())
-		require.NoError(t, err)
-		info := st.(*jetstream.KeyValueBucketStatus).StreamInfo()
-		assert.False(t, info.Config.AllowDirect)
-		assert.EqualValues(t, 3, st.History())
-		e, err := kv.Get(t.Context(), "k")
-		require.NoError(t, err)
-		assert.Equal(t, "v1", string(e.Value()))
-	}
-	_, err = CreateOrUpdateBucket(t.Context(), js, jetstream.KeyValueConfig{Bucket: "no spaces"})
-	assert.Error(t, err, "a bucket name the stream cannot have")
 }
