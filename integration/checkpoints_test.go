@@ -156,6 +156,9 @@ func TestCheckpoints(t *testing.T) {
 // stage its files fails with a clear error and leaves the workspace as it
 // was, and succeeds once there is room.
 func TestCheckpointFullDisk(t *testing.T) {
+	// Its own group and disk: it runs beside the other parallel tests
+	// (doc.go).
+	t.Parallel()
 	ctx := timeoutCtx(t, 10*time.Minute)
 	group := newGroup(t, sdk.GroupConfig{
 		ID:               "it-ckpt-disk",

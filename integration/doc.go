@@ -7,10 +7,14 @@
 // The tests need a Docker engine: build/scripts/test.sh starts one.
 //
 // Most tests run one at a time. The longest ones that touch nothing but
-// their own group (TestDocExamples, TestDatabases, TestPythonSDK and
-// TestPackageIndexRecipe) call t.Parallel: they run after the others,
-// side by side (go test's -parallel, GOMAXPROCS by default), since much of
-// their time is spent waiting on containers, Neo4j and image builds. A test
-// that counts or kills what is not its own, restarts a worker or changes
-// the shared system must not.
+// their own group, image or system (TestDocExamples, TestDatabases,
+// TestPythonSDK, TestPackageIndexRecipe, TestNothingIsLost,
+// TestEgressShards, TestFamilyImageNeeds, TestTerminalTools,
+// TestCheckpointFullDisk and TestJobs) call t.Parallel: go test runs them
+// after all the others, side by side (test.sh's -parallel, twice the
+// cores), since much of their time is spent waiting on containers, Neo4j,
+// image builds and restarts. A test that counts or kills what is not its
+// own, restarts the test system's worker, fills the host's resources,
+// changes the shared system or sets environment variables must not; a
+// parallel test must leave room for the others (the host's CPUs are few).
 package integration

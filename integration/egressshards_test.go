@@ -36,6 +36,9 @@ func networkOf(t *testing.T, container string) (string, string) {
 // the second bridge still has a route out (a server on the host); and the
 // second bridge goes once it is empty and not needed next.
 func TestEgressShards(t *testing.T) {
+	// A system of its own (NATS, worker, system label, bridges): it runs
+	// beside the other parallel tests (doc.go).
+	t.Parallel()
 	ctx := t.Context()
 	cfg := env.worker
 	cfg.Worker = "it-shards-worker"

@@ -22,6 +22,9 @@ import (
 // image: apt inside the build reaches the mirror the base image names, and
 // the image still runs as the sandbox user.
 func TestFamilyImageNeeds(t *testing.T) {
+	// An image of its own tag: it runs beside the other parallel tests
+	// (doc.go).
+	t.Parallel()
 	ctx := t.Context()
 	needs := catalog.ImageNeeds{
 		Apt:   []string{"jq"},

@@ -68,6 +68,8 @@ func (s *jobStreams) add(t *testing.T, ev sdk.JobEvent) {
 // whole process tree, the notify subject, and another sandbox's identity
 // kept out of the job subjects.
 func TestJobs(t *testing.T) {
+	// Its own group: it runs beside the other parallel tests (doc.go).
+	t.Parallel()
 	src, err := os.ReadFile("testdata/natsprobe.py")
 	require.NoError(t, err)
 	group := newGroup(t, sdk.GroupConfig{

@@ -136,6 +136,9 @@ func (s *durableSystem) restartWorker(t *testing.T) {
 // webhook (an HTTP server the test runs, which the worker posts to) gets
 // the exit once.
 func TestNothingIsLost(t *testing.T) {
+	// It restarts a NATS server and a worker of its own system, not the
+	// test system's: it runs beside the other parallel tests (doc.go).
+	t.Parallel()
 	var mu sync.Mutex
 	var posts []schemas.JobExit
 	hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,8 @@ import (
 
 // TestTerminalTools runs the terminal tools in a real sandbox container.
 func TestTerminalTools(t *testing.T) {
+	// Its own group: it runs beside the other parallel tests (doc.go).
+	t.Parallel()
 	group := newGroup(t, sdk.GroupConfig{ID: "it-term", ComputeResources: schemas.ComputeResources{CPU: "1", Memory: "512MiB"}})
 	sb := startSandbox(t, group, "it-term-1", sdk.SandboxOptions{})
 

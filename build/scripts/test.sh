@@ -19,29 +19,32 @@ mkdir -p .cache
 # shows where its time went (docs/running.md gives a fresh machine's).
 began=$SECONDS
 phase() { echo "test: $* (after $((SECONDS - began)) s)" >&2; }
-# The race build comes first, then the NATS CLI, then lint.sh (gofmt, go vet
-# -race), in one job: two go commands at once would each compile the same
-# packages, and vet then finds them compiled. The NATS CLI, which the
-# integration tests drive, is a tool dependency in go.mod
+# The race build comes first, then the NATS CLI, in one job: two go
+# commands at once would each compile the same packages. The NATS CLI,
+# which the integration tests drive, is a tool dependency in go.mod
 # (github.com/nats-io/natscli/nats): built with -race against the module's
 # own versions, it takes nats-server, nats.go and most of its other
 # packages from the race build instead of compiling them again. The job
-# fails when the CLI does not build or lint fails; a failed race build
-# fails go test below with the same words.
+# fails when the CLI does not build; a failed race build fails go test
+# below with the same words.
 (
   go build -race ./... > .cache/race-build.log 2>&1 || true
-  go build -race -o .cache/bin/nats github.com/nats-io/natscli/nats > .cache/lint.log 2>&1 &&
-    bash build/scripts/lint.sh >> .cache/lint.log 2>&1
+  go build -race -o .cache/bin/nats github.com/nats-io/natscli/nats > .cache/nats-cli.log 2>&1
 ) &
-lint=$!
+build=$!
 bash build/scripts/test-deps.sh
 phase "the machine is ready"
-if ! wait "$lint"; then
-  cat .cache/lint.log >&2
+if ! wait "$build"; then
+  cat .cache/nats-cli.log >&2
   exit 1
 fi
-cat .cache/lint.log >&2
-phase "the race build, the NATS CLI and lint are done"
+phase "the race build and the NATS CLI are done"
+
+# lint.sh (gofmt, go vet -race) runs beside go test: vet type-checks what
+# the race build compiled, and go test spends much of its time waiting on
+# containers. Its failure fails the run at the end.
+bash build/scripts/lint.sh > .cache/lint.log 2>&1 &
+lint=$!
 
 export PATH="$PWD/.cache/bin:$PATH"
 
@@ -57,14 +60,22 @@ echo "test: uv run pytest (sdk/python), beside go test" >&2
 pytest=$!
 
 # Twice as many test packages run at once as there are cores (go test's
-# default is as many): the integration packages spend much of their time
-# waiting on containers, and the longest of them, integration, starts early
-# instead of behind a queue of unit packages (docs/running.md has figures).
+# default is as many), and twice as many parallel tests of a package
+# (integration/doc.go says which): the integration packages spend much of
+# their time waiting on containers. They are named first, so that go test
+# builds and starts them before the unit packages, whose queue takes the
+# slots they leave (docs/running.md has figures).
 procs=$(( $(nproc) * 2 ))
-echo "test: go test -race -p $procs ./..." >&2
+echo "test: go test -race -p $procs -parallel $procs ./integration/... ./..." >&2
 status=0
-go test -race -count=1 -timeout 30m -p "$procs" "$@" ./... || status=$?
+go test -race -count=1 -timeout 30m -p "$procs" -parallel "$procs" "$@" ./integration/... ./... || status=$?
 phase "go test is done"
+
+if ! wait "$lint"; then
+  status=$((status == 0 ? 1 : status))
+fi
+cat .cache/lint.log >&2
+phase "lint is done"
 
 echo "test: pytest (sdk/python)" >&2
 wait "$pytest" || status=$((status == 0 ? 1 : status))
