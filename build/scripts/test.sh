@@ -62,13 +62,15 @@ pytest=$!
 # Twice as many test packages run at once as there are cores (go test's
 # default is as many), and twice as many parallel tests of a package
 # (integration/doc.go says which): the integration packages spend much of
-# their time waiting on containers. They are named first, so that go test
-# builds and starts them before the unit packages, whose queue takes the
-# slots they leave (docs/running.md has figures).
+# their time waiting on containers. They are named first, and the longest
+# unit package (services/orchestrator, about 100 s) next, so that go test
+# builds and starts them before the other unit packages, whose queue takes
+# the slots they leave (docs/running.md has figures).
 procs=$(( $(nproc) * 2 ))
-echo "test: go test -race -p $procs -parallel $procs ./integration/... ./..." >&2
+packages=(./integration/... ./services/orchestrator ./...)
+echo "test: go test -race -p $procs -parallel $procs ${packages[*]}" >&2
 status=0
-go test -race -count=1 -timeout 30m -p "$procs" -parallel "$procs" "$@" ./integration/... ./... || status=$?
+go test -race -count=1 -timeout 30m -p "$procs" -parallel "$procs" "$@" "${packages[@]}" || status=$?
 phase "go test is done"
 
 if ! wait "$lint"; then
