@@ -2,8 +2,10 @@ package bucket
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -24,7 +26,16 @@ func CreateOrUpdate(ctx context.Context, js jetstream.JetStream, cfg jetstream.K
 	if _, err := js.CreateOrUpdateStream(ctx, streamConfig(cfg)); err != nil {
 		return nil, err
 	}
-	return js.KeyValue(ctx, cfg.Bucket)
+	// On a cluster, a stream another worker created at the same moment may
+	// not be found by the next lookup for an instant: the lookup is tried
+	// again while the bucket is not found.
+	return backoff.Retry(ctx, func() (jetstream.KeyValue, error) {
+		kv, err := js.KeyValue(ctx, cfg.Bucket)
+		if err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+			return nil, backoff.Permanent(err)
+		}
+		return kv, err
+	}, backoff.WithBackOff(backoff.NewExponentialBackOff()), backoff.WithMaxElapsedTime(10*time.Second))
 }
 
 // streamConfig is the stream behind the bucket cfg describes, with the
