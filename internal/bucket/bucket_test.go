@@ -14,34 +14,6 @@ import (
 	"github.com/sandox/sandox/internal/natstest"
 )
 
-// TestCreateOrUpdateTakesOverABucket opens a bucket that nats.go's
-// CreateOrUpdateKeyValue made (as sandox did before CreateOrUpdate): the
-// update turns its direct gets off and keeps what it holds, and a second
-// call changes nothing.
-func TestCreateOrUpdateTakesOverABucket(t *testing.T) {
-	js := natstest.JetStream(t, natstest.Connect(t, natstest.Start(t)))
-	cfg := jetstream.KeyValueConfig{Bucket: "taken_over", History: 3, Storage: jetstream.FileStorage}
-	old, err := js.CreateOrUpdateKeyValue(t.Context(), cfg)
-	require.NoError(t, err)
-	_, err = old.Put(t.Context(), "k", []byte("v1"))
-	require.NoError(t, err)
-
-	for range 2 {
-		kv, err := CreateOrUpdate(t.Context(), js, cfg)
-		require.NoError(t, err)
-		st, err := kv.Status(t.Context())
-		require.NoError(t, err)
-		info := st.(*jetstream.KeyValueBucketStatus).StreamInfo()
-		assert.False(t, info.Config.AllowDirect)
-		assert.EqualValues(t, 3, st.History())
-		e, err := Get(t.Context(), kv, "k")
-		require.NoError(t, err)
-		assert.Equal(t, "v1", string(e.Value()))
-	}
-	_, err = CreateOrUpdate(t.Context(), js, jetstream.KeyValueConfig{Bucket: "no spaces"})
-	assert.Error(t, err, "a bucket name the stream cannot have")
-}
-
 // unanswered is a bucket whose first Get and Create calls fail as a real
 // server's do while it updates the account's claims (a test double for
 // that instant: provoking it on a real server in this process trips the

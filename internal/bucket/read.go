@@ -15,12 +15,12 @@ import (
 // has no responder.
 const quietFor = 2 * time.Second
 
-// Get reads key of kv. A read of a bucket made by CreateOrUpdate is a
-// JetStream API request, and the server answers "no responders" to such
-// requests for an instant whenever it updates the account's claims (it
-// takes the account's imports, the API's among them, down and up again):
-// sandox does that on every revocation of a sandbox's identity. Get tries
-// again, backing off, for up to 2 s; any other error is returned at once.
+// Get reads key of kv. A read that is a JetStream API request (not a
+// direct get) is answered "no responders" for an instant whenever the
+// server updates the account's claims (it takes the account's imports, the
+// API's among them, down and up again): sandox does that on every
+// revocation of a sandbox's identity. Get tries again, backing off, for up
+// to 2 s; any other error is returned at once.
 func Get(ctx context.Context, kv jetstream.KeyValue, key string) (jetstream.KeyValueEntry, error) {
 	return retry(ctx, func() (jetstream.KeyValueEntry, error) { return kv.Get(ctx, key) })
 }
