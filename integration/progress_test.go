@@ -116,8 +116,13 @@ func TestProgress(t *testing.T) {
 	}, sdk.WithProgress(log.add))
 
 	t.Run("the start reports the population", func(t *testing.T) {
+		// Progress comes on its own subject, so its last message may
+		// reach the callback just after the command's result.
+		poll.Until(t, 10*time.Second, "the population's last progress", func() bool {
+			pop := log.of(schemas.PhasePopulation)
+			return len(pop) > 0 && pop[len(pop)-1].Finished
+		})
 		pop := log.of(schemas.PhasePopulation)
-		require.NotEmpty(t, pop, "population progress while Start waited")
 		last := pop[len(pop)-1]
 		assert.Equal(t, schemas.Progress{GroupID: group, Phase: schemas.PhasePopulation, Done: 1, Total: 1, Message: "populated", Finished: true}, last)
 	})
@@ -125,6 +130,10 @@ func TestProgress(t *testing.T) {
 	const sandbox = "it-progress-1"
 	startSandbox(t, g, sandbox, sdk.SandboxOptions{})
 	t.Run("the create reports the image build", func(t *testing.T) {
+		poll.Until(t, 10*time.Second, "the build's last progress", func() bool {
+			build := log.of(schemas.PhaseImageBuild)
+			return len(build) > 0 && build[len(build)-1].Finished
+		})
 		build := log.of(schemas.PhaseImageBuild)
 		require.GreaterOrEqual(t, len(build), 2, "a step and the end")
 		first, last := build[0], build[len(build)-1]
