@@ -10,7 +10,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -32,7 +31,7 @@ func readCheckpoints(ctx context.Context, js jetstream.JetStream, id string) ([]
 	}
 	var out []schemas.Checkpoint
 	for key := range keys.Keys() {
-		e, err := bucket.Get(ctx, kv, key)
+		e, err := kv.Get(ctx, key)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue // deleted since the listing
 		} else if err != nil {

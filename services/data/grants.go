@@ -8,7 +8,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -34,7 +33,7 @@ func openRecords(ctx context.Context, js jetstream.JetStream) (records, error) {
 // is none.
 func (r records) sandbox(ctx context.Context, id string) (schemas.SandboxStatus, error) {
 	var st schemas.SandboxStatus
-	e, err := bucket.Get(ctx, r.sandboxes, id)
+	e, err := r.sandboxes.Get(ctx, id)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return st, schemas.Errorf(schemas.CodeNotFound, "sandbox %s: %w", id, err)
 	}
@@ -50,7 +49,7 @@ func (r records) sandbox(ctx context.Context, id string) (schemas.SandboxStatus,
 // group returns the recorded status of a group.
 func (r records) group(ctx context.Context, id string) (schemas.GroupStatus, error) {
 	var st schemas.GroupStatus
-	e, err := bucket.Get(ctx, r.groups, id)
+	e, err := r.groups.Get(ctx, id)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return st, schemas.Errorf(schemas.CodeNotFound, "group %s: %w", id, err)
 	}

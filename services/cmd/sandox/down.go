@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/internal/disks"
 	"github.com/sandox/sandox/internal/docker"
 	"github.com/sandox/sandox/schemas"
@@ -91,7 +90,7 @@ func endAllGroups(ctx context.Context, nc *nats.Conn) error {
 	}
 	var errs []error
 	for _, id := range keys {
-		e, err := bucket.Get(ctx, kv, id)
+		e, err := kv.Get(ctx, id)
 		if err != nil {
 			continue
 		}

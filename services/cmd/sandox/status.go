@@ -13,7 +13,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/schemas"
 	"github.com/sandox/sandox/schemas/resources"
 	"github.com/sandox/sandox/sdk"
@@ -48,7 +47,7 @@ func status(ctx context.Context, args []string) error {
 	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SANDBOX\tGROUP\tSTATE\tHOST\tCPUS\tMEMORY\tPIDS\tTOOLS\tIMAGE\tREASON")
 	for _, id := range keys {
-		e, err := bucket.Get(ctx, kv, id)
+		e, err := kv.Get(ctx, id)
 		if err != nil {
 			continue
 		}
@@ -90,7 +89,7 @@ func stats(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, err := bucket.Get(ctx, kv, id)
+	e, err := kv.Get(ctx, id)
 	if err != nil {
 		return fmt.Errorf("sandbox %s: %w", id, err)
 	}

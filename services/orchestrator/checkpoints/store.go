@@ -13,7 +13,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -39,7 +38,7 @@ type Store struct {
 // the store over them.
 func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*Store, error) {
 	replicas := max(cfg.Replicas, 1)
-	index, err := bucket.CreateOrUpdate(ctx, js, jetstream.KeyValueConfig{
+	index, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      schemas.CheckpointIndexBucket,
 		Description: "sandox checkpoints: one summary per checkpoint, keyed <sandbox>.<checkpoint>",
 		Storage:     jetstream.FileStorage,
@@ -146,7 +145,7 @@ func (s *Store) save(ctx context.Context, m schemas.CheckpointManifest) error {
 	if err != nil {
 		return err
 	}
-	if _, err := bucket.Create(ctx, s.index, indexKey(c.SandboxID, c.ID), sum); err != nil {
+	if _, err := s.index.Create(ctx, indexKey(c.SandboxID, c.ID), sum); err != nil {
 		return storeError(err, "record checkpoint "+c.ID)
 	}
 	return nil
@@ -161,7 +160,7 @@ func (s *Store) List(ctx context.Context, sandboxID string) ([]schemas.Checkpoin
 	}
 	var out []schemas.Checkpoint
 	for key := range keys.Keys() {
-		e, err := bucket.Get(ctx, s.index, key)
+		e, err := s.index.Get(ctx, key)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue // deleted since the listing
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -75,7 +74,7 @@ func (s *Store) CreateGroup(ctx context.Context, g *schemas.GroupStatus) error {
 	if err != nil {
 		return err
 	}
-	if _, err := bucket.Create(ctx, s.groups, g.ID, data); errors.Is(err, jetstream.ErrKeyExists) {
+	if _, err := s.groups.Create(ctx, g.ID, data); errors.Is(err, jetstream.ErrKeyExists) {
 		return schemas.Errorf(schemas.CodeAlreadyExists, "group %q already exists", g.ID)
 	} else if err != nil {
 		return fmt.Errorf("record group %s: %w", g.ID, err)
@@ -90,7 +89,7 @@ func (s *Store) CreateSandbox(ctx context.Context, sb schemas.SandboxStatus) (ui
 	if err != nil {
 		return 0, err
 	}
-	rev, err := bucket.Create(ctx, s.sandboxes, sb.ID, data)
+	rev, err := s.sandboxes.Create(ctx, sb.ID, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		return 0, schemas.Errorf(schemas.CodeAlreadyExists, "sandbox %q already exists", sb.ID)
 	} else if err != nil {
@@ -167,7 +166,7 @@ func update[T any](ctx context.Context, kv jetstream.KeyValue, key string, missi
 			return v, err
 		}
 		if rev == 0 {
-			_, err = bucket.Create(ctx, kv, key, data)
+			_, err = kv.Create(ctx, key, data)
 		} else {
 			_, err = kv.Update(ctx, key, data, rev)
 		}
@@ -233,7 +232,7 @@ func (s *Store) DeleteGroup(ctx context.Context, id string) error {
 
 // get reads key of kv into v and returns its revision.
 func get(ctx context.Context, kv jetstream.KeyValue, key string, v any) (uint64, error) {
-	e, err := bucket.Get(ctx, kv, key)
+	e, err := kv.Get(ctx, key)
 	if err != nil {
 		return 0, err
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/sandox/sandox/internal/bucket"
 	"github.com/sandox/sandox/schemas"
 )
 
@@ -105,15 +104,14 @@ func SetupWith(ctx context.Context, js jetstream.JetStream, ret Retention, repli
 	if err := setupWatchStream(ctx, js, replicas); err != nil {
 		return err
 	}
-	// The buckets are read through their leader (bucket.CreateOrUpdate).
-	for _, name := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket, schemas.HostsBucket} {
-		if _, err := bucket.CreateOrUpdate(ctx, js, jetstream.KeyValueConfig{
-			Bucket:   name,
+	for _, bucket := range []string{schemas.GroupBucket, schemas.SandboxBucket, schemas.LedgerBucket, schemas.HostsBucket} {
+		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:   bucket,
 			History:  5,
 			Storage:  jetstream.FileStorage,
 			Replicas: replicas,
 		}); err != nil {
-			return fmt.Errorf("bucket %s: %w", name, err)
+			return fmt.Errorf("bucket %s: %w", bucket, err)
 		}
 	}
 	return nil
